@@ -1,0 +1,126 @@
+//! Command-line arguments (clap).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Rulebook: tabletop games as data. Play, simulate and check games written as TOML
+/// components plus Rhai scripts.
+#[derive(Parser, Debug)]
+#[command(name = "rulebook", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// Folder holding the bundled games (default: $RULEBOOK_GAMES, else ./games, else the
+    /// games folder of this source tree).
+    #[arg(long, global = true, env = "RULEBOOK_GAMES", value_name = "DIR")]
+    pub games_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List the games with their player counts, variants and parameters.
+    List(ListArgs),
+    /// Play bots against each other many times and summarise the results.
+    Simulate(SimulateArgs),
+    /// Play in the terminal: people (hot seat) and bots.
+    Play(PlayArgs),
+    /// Check game folders: TOML, references, scripts, smoke playouts. Exit 1 on any error.
+    Validate(ValidateArgs),
+}
+
+/// Which game and how to set it up.
+#[derive(Args, Debug, Clone)]
+pub struct GameArgs {
+    /// A game folder, or the name of a bundled game.
+    pub game: String,
+    /// Apply a variant (repeatable; applied in order).
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
+    /// Set a parameter the game declares, e.g. `--option cards=6` (repeatable).
+    #[arg(long = "option", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub options: Vec<(String, String)>,
+}
+
+fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .filter(|(k, _)| !k.is_empty())
+        .ok_or_else(|| format!("`{s}` is not KEY=VALUE"))
+}
+
+/// `rulebook list`
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `rulebook simulate`
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Number of seats.
+    #[arg(long, short = 'p')]
+    pub players: usize,
+    /// Number of games.
+    #[arg(long, short = 'n', default_value_t = 100)]
+    pub games: u64,
+    /// Seed of the series (each game derives its own).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Bot for every seat: random or first.
+    #[arg(long, default_value = "random")]
+    pub bot: String,
+    /// Worker threads (the result is the same for any number).
+    #[arg(long, short = 'j', default_value_t = 1)]
+    pub jobs: usize,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `rulebook play`
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Number of seats.
+    #[arg(long, short = 'p')]
+    pub players: usize,
+    /// Make the last N seats bots.
+    #[arg(long, default_value_t = 0)]
+    pub bots: usize,
+    /// Which bot plays the bot seats: random or first.
+    #[arg(long, default_value = "random")]
+    pub bot: String,
+    /// Seed (default: from the clock, printed so the game can be replayed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// Output format of `validate`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Messages for people.
+    Human,
+    /// One JSON object per diagnostic, one per line.
+    Json,
+}
+
+/// `rulebook validate`
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// Game folders, or folders of game folders.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Smoke playouts per player count and variant (0 to skip).
+    #[arg(long, default_value_t = 3)]
+    pub playouts: u64,
+}

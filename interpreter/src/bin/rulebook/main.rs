@@ -1,0 +1,29 @@
+//! The `rulebook` command line: list, play, simulate and validate games.
+
+mod cli;
+mod list;
+mod locate;
+mod play;
+mod render;
+mod simulate;
+mod validate;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let result = match &cli.command {
+        cli::Command::List(a) => list::run(&cli, a),
+        cli::Command::Simulate(a) => simulate::run(&cli, a),
+        cli::Command::Play(a) => play::run(&cli, a),
+        cli::Command::Validate(a) => validate::run(&cli, a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(1)
+        }
+    }
+}

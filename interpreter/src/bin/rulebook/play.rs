@@ -1,0 +1,175 @@
+//! `rulebook play`: people and bots in the terminal. Hidden commits are played hot seat: each
+//! person sees only their own view, and the screen is handed over between people.
+
+use crate::cli::{Cli, PlayArgs};
+use crate::locate::load;
+use crate::render;
+use rulebook::bot::{make_bot, Bot, SeatObservation, BOT_NAMES};
+use rulebook::{PlayError, Session};
+use std::io::{BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+
+const HELP: &str = "type an option's number, id or label; `log` shows what you have seen happen; `view` redraws; `quit` ends the game";
+
+pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
+    if !BOT_NAMES.contains(&args.bot.as_str()) {
+        return Err(format!(
+            "unknown bot `{}`; available: {}",
+            args.bot,
+            BOT_NAMES.join(", ")
+        ));
+    }
+    let game = load(cli, &args.game)?;
+    if args.bots > args.players {
+        return Err(format!(
+            "--bots {} is more than --players {}",
+            args.bots, args.players
+        ));
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+    });
+    let mut session = game.start(args.players, seed).map_err(|e| e.to_string())?;
+    let humans = args.players - args.bots;
+    let mut bots: Vec<Option<Box<dyn Bot>>> = (0..args.players)
+        .map(|p| {
+            if p < humans {
+                Ok(None)
+            } else {
+                make_bot(&args.bot, seed, p).map(Some)
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    let interactive = std::io::stdin().is_terminal();
+    let screen = std::io::stdout().is_terminal();
+    println!(
+        "{} — {} players ({} bot{}), seed {seed}",
+        game.rules.title,
+        args.players,
+        args.bots,
+        if args.bots == 1 { "" } else { "s" }
+    );
+    println!("{HELP}");
+    // With one person at the table the log is theirs; with several, print only public lines.
+    let log_viewer = if humans == 1 { Some(0) } else { None };
+    let mut printed = 0;
+    let mut shown_to: Option<usize> = None;
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    loop {
+        let log = session.log();
+        for e in &log[printed..] {
+            if let Some(text) = e.for_viewer(log_viewer) {
+                println!("  · {text}");
+            }
+        }
+        printed = log.len();
+        if session.is_over() {
+            print!("{}", render::view(&session.public_view()));
+            return Ok(ExitCode::SUCCESS);
+        }
+        let Some(&p) = session.to_act().first() else {
+            return Err("the game is not over but nobody has to decide (a rule error)".into());
+        };
+        if let Some(bot) = bots[p].as_mut() {
+            let choice = bot.choose(&SeatObservation::new(&session, p));
+            session.apply_index(p, choice).map_err(|e| e.to_string())?;
+            continue;
+        }
+        if humans > 1 && shown_to != Some(p) {
+            hand_over(&session, p, interactive, screen, &mut lines)?;
+        }
+        shown_to = Some(p);
+        print!("{}", render::view(&session.view(p)));
+        let options = session.options(p);
+        for (i, o) in options.iter().enumerate() {
+            let id = if o.id == o.label {
+                String::new()
+            } else {
+                format!("  [{}]", o.id)
+            };
+            println!("  {:>3}) {}{id}", i + 1, o.label);
+        }
+        loop {
+            print!("{}> ", game.rules.seat_name(p));
+            std::io::stdout().flush().ok();
+            let Some(Ok(line)) = lines.next() else {
+                return Err("input ended before the game did".into());
+            };
+            let text = line.trim();
+            match text {
+                "" => continue,
+                "quit" | "q" => {
+                    println!("game abandoned (seed {seed})");
+                    return Ok(ExitCode::from(1));
+                }
+                "help" | "?" => {
+                    println!("{HELP}");
+                    continue;
+                }
+                "log" => {
+                    for l in session.log_for(Some(p)) {
+                        println!("  · {l}");
+                    }
+                    continue;
+                }
+                "view" => {
+                    print!("{}", render::view(&session.view(p)));
+                    continue;
+                }
+                _ => {}
+            }
+            let index = match text.parse::<usize>() {
+                Ok(n) if n >= 1 && n <= options.len() => Ok(n - 1),
+                Ok(n) => Err(PlayError::Illegal(format!(
+                    "`{n}` is not an option number (1–{})",
+                    options.len()
+                ))),
+                Err(_) => session.find_option(p, text),
+            };
+            let result = index.and_then(|i| session.apply_index(p, i));
+            match result {
+                Ok(()) => break,
+                Err(PlayError::Illegal(m)) => {
+                    eprintln!("illegal: {m}");
+                    if !interactive {
+                        return Err(format!("illegal move: {m}"));
+                    }
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
+}
+
+/// Hands the screen to the next person without showing the previous one's view.
+fn hand_over(
+    session: &Session<'_>,
+    p: usize,
+    interactive: bool,
+    screen: bool,
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+) -> Result<(), String> {
+    let name = session.game().rules.seat_name(p);
+    if screen {
+        print!("\x1b[2J\x1b[H");
+    } else {
+        println!("{}", "-".repeat(60));
+    }
+    if interactive {
+        print!("Pass the screen to {name} and press Enter ");
+        std::io::stdout().flush().ok();
+        if lines.next().is_none() {
+            return Err("input ended before the game did".into());
+        }
+        if screen {
+            print!("\x1b[2J\x1b[H");
+        }
+    } else {
+        println!("{name} to play");
+    }
+    Ok(())
+}

@@ -1,0 +1,118 @@
+//! `rulebook simulate`: many bot games, summarised.
+
+use crate::cli::{Cli, SimulateArgs};
+use crate::locate::load;
+use indicatif::{ProgressBar, ProgressStyle};
+use rulebook::bot::BOT_NAMES;
+use rulebook::sim::{run as run_games, summarize, SimConfig, Summary};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
+    if !BOT_NAMES.contains(&args.bot.as_str()) {
+        return Err(format!(
+            "unknown bot `{}`; available: {}",
+            args.bot,
+            BOT_NAMES.join(", ")
+        ));
+    }
+    let game = load(cli, &args.game)?;
+    let r = &game.rules;
+    if args.players < r.min_players || args.players > r.max_players {
+        return Err(format!(
+            "{} is for {}–{} players, not {}",
+            r.title, r.min_players, r.max_players, args.players
+        ));
+    }
+    let cfg = SimConfig {
+        players: args.players,
+        games: args.games,
+        seed: args.seed,
+        bot: args.bot.clone(),
+        jobs: args.jobs.max(1),
+    };
+    let bar = if std::io::stderr().is_terminal() {
+        let b = ProgressBar::new(args.games);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{spinner} {msg} [{bar:40}] {pos}/{len} games ({per_sec}, eta {eta})",
+            )
+            .map_err(|e| e.to_string())?
+            .progress_chars("=> "),
+        );
+        b.set_message(r.name.clone());
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let started = std::time::Instant::now();
+    let result = run_games(&game, &cfg, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let records = result.map_err(|f| {
+        format!(
+            "{f}\n  reproduce with: rulebook play {} --players {} --seed {}",
+            args.game.game, args.players, f.seed
+        )
+    })?;
+    let elapsed = started.elapsed();
+    let summary = summarize(&game, &cfg, &records);
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&summary).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_table(&summary, &game.rules);
+        eprintln!(
+            "{} games in {:.2}s ({:.0} games/s)",
+            records.len(),
+            elapsed.as_secs_f64(),
+            records.len() as f64 / elapsed.as_secs_f64().max(1e-9)
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(s: &Summary, r: &rulebook::rules::Rules) {
+    let variants = if s.variants.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", s.variants.join(", "))
+    };
+    println!(
+        "{}{} — {} games, {} players, seed {}, bot {}",
+        r.title, variants, s.games, s.players, s.seed, s.bot
+    );
+    println!(
+        "{:<8} {:>8} {:>8} {:>12}",
+        "seat", "wins", "rate", "mean score"
+    );
+    for p in 0..s.players {
+        let score = s
+            .mean_score_by_seat
+            .get(p)
+            .map(|x| format!("{x:.2}"))
+            .unwrap_or_else(|| "-".into());
+        println!(
+            "{:<8} {:>8} {:>7.1}% {:>12}",
+            r.seat_name(p),
+            s.wins_by_seat[p],
+            s.win_rate_by_seat[p] * 100.0,
+            score
+        );
+    }
+    println!(
+        "shared wins: {}   no winner: {}",
+        s.shared_wins, s.no_winner
+    );
+    println!(
+        "length (decisions): mean {:.1}, min {}, max {}",
+        s.length.mean, s.length.min, s.length.max
+    );
+    if let Some(sp) = &s.score_spread {
+        println!(
+            "score spread (best - worst): mean {:.1}, min {}, max {}",
+            sp.mean, sp.min, sp.max
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! `rulebook validate`: load every game under the paths, check every variant, run smoke
+//! playouts, and report every diagnostic.
+
+use crate::cli::{Cli, Format, ValidateArgs};
+use rulebook::diag::{Diagnostic, Location};
+use rulebook::rng::derive_seed;
+use rulebook::sim::play_one;
+use rulebook::{load_game, LoadOptions};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    game: String,
+    severity: rulebook::Severity,
+    code: &'a str,
+    message: &'a str,
+    file: Option<String>,
+    line: Option<usize>,
+    column: Option<usize>,
+    help: Option<&'a str>,
+}
+
+fn game_folders(path: &Path) -> Vec<PathBuf> {
+    if path.join("game.toml").is_file() {
+        return vec![path.to_path_buf()];
+    }
+    let mut v: Vec<PathBuf> = std::fs::read_dir(path)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("game.toml").is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
+    let base = load_game(folder, &LoadOptions::default());
+    let mut diags = base.diagnostics;
+    let Some(game) = base.game else { return diags };
+    let mut setups: Vec<Vec<String>> = vec![vec![]];
+    for v in &game.rules.available_variants {
+        let loaded = load_game(
+            folder,
+            &LoadOptions {
+                variants: vec![v.name.clone()],
+                options: vec![],
+            },
+        );
+        for mut d in loaded.diagnostics {
+            d.message = format!("variant `{}`: {}", v.name, d.message);
+            diags.push(d);
+        }
+        setups.push(vec![v.name.clone()]);
+    }
+    for variants in setups {
+        let loaded = load_game(
+            folder,
+            &LoadOptions {
+                variants: variants.clone(),
+                options: vec![],
+            },
+        );
+        let Some(g) = loaded.game else { continue };
+        for players in g.rules.min_players..=g.rules.max_players {
+            for i in 0..playouts {
+                let seed = derive_seed(0x5EED, i);
+                if let Err(f) = play_one(&g, players, i, seed, "random") {
+                    let variant_flags: String =
+                        variants.iter().map(|v| format!(" --variant {v}")).collect();
+                    let location = match &f.error {
+                        rulebook::PlayError::Script(e) => e.location.clone(),
+                        _ => None,
+                    };
+                    diags.push(
+                        Diagnostic::error("E0900", format!("smoke playout with {players} players{} failed: {f}", if variants.is_empty() { String::new() } else { format!(" ({})", variants.join(", ")) }))
+                            .at(location)
+                            .help(format!("reproduce with: rulebook play {}{variant_flags} --players {players} --bots {players} --seed {seed}", folder.display())),
+                    );
+                    break;
+                }
+            }
+        }
+    }
+    diags
+}
+
+pub fn run(_cli: &Cli, args: &ValidateArgs) -> Result<ExitCode, String> {
+    let mut errors = 0;
+    let mut warnings = 0;
+    for path in &args.paths {
+        let folders = game_folders(path);
+        if folders.is_empty() {
+            let d = Diagnostic::error(
+                "E0001",
+                format!(
+                    "no game.toml in `{}` nor in any folder inside it",
+                    path.display()
+                ),
+            )
+            .at(Some(Location {
+                file: path.clone(),
+                line: 1,
+                column: 1,
+            }));
+            print_one(args.format, &path.display().to_string(), &d);
+            errors += 1;
+            continue;
+        }
+        for folder in folders {
+            let diags = check(&folder, args.playouts);
+            let name = folder.display().to_string();
+            for d in &diags {
+                print_one(args.format, &name, d);
+            }
+            let e = diags.iter().filter(|d| d.is_error()).count();
+            let w = diags.len() - e;
+            errors += e;
+            warnings += w;
+            if args.format == Format::Human {
+                eprintln!(
+                    "{name}: {}",
+                    if e + w == 0 {
+                        "ok".to_string()
+                    } else {
+                        format!("{e} error(s), {w} warning(s)")
+                    }
+                );
+            }
+        }
+    }
+    Ok(if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+    .inspect(|_| {
+        if args.format == Format::Human && errors + warnings > 0 {
+            eprintln!("{errors} error(s), {warnings} warning(s)");
+        }
+    })
+}
+
+fn print_one(format: Format, game: &str, d: &Diagnostic) {
+    match format {
+        Format::Human => println!("{d}"),
+        Format::Json => {
+            let j = JsonDiagnostic {
+                game: game.to_string(),
+                severity: d.severity,
+                code: d.code,
+                message: &d.message,
+                file: d.location.as_ref().map(|l| l.file.display().to_string()),
+                line: d.location.as_ref().map(|l| l.line),
+                column: d.location.as_ref().map(|l| l.column),
+                help: d.help.as_deref(),
+            };
+            println!("{}", serde_json::to_string(&j).unwrap_or_default());
+        }
+    }
+}

@@ -1,0 +1,286 @@
+//! The shape of game files: serde types that `game.toml`, its includes and variant overlays
+//! deserialize into. Every field is optional in a single file (an overlay patches only what it
+//! names); the loader checks what a complete game needs after merging.
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+use toml::Spanned;
+
+/// A name that refers to something else (a zone, a phase, a script function), with the place
+/// it was written so a wrong reference can be reported there.
+pub type Ref = Spanned<String>;
+
+/// One game file (or the merged result of a game, its includes, its base and its variants).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GameFile {
+    /// Identity and global settings.
+    pub game: GameSection,
+    /// Describes a variant overlay; only allowed in `variants/*.toml`.
+    pub variant: Option<VariantSection>,
+    /// Parameters a player can set with `--option KEY=VALUE`.
+    pub params: IndexMap<String, ParamDef>,
+    /// Component types and their instances.
+    pub components: IndexMap<String, ComponentDef>,
+    /// Named containers of components.
+    pub zones: IndexMap<String, ZoneDef>,
+    /// Numeric tracks (scores, positions); may carry per-space data.
+    pub tracks: IndexMap<String, TrackDef>,
+    /// Free values for scripts, with declared visibility.
+    pub vars: IndexMap<String, VarDef>,
+    /// Read-only data tables for scripts (e.g. keyed by player count).
+    pub tables: IndexMap<String, toml::Value>,
+    /// Decisions players make.
+    pub decisions: IndexMap<String, DecisionDef>,
+    /// Named sequences of steps.
+    pub phases: IndexMap<String, PhaseDef>,
+    /// Where play starts and how it ends.
+    pub flow: FlowDef,
+}
+
+/// `[game]`: identity and global settings.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GameSection {
+    /// Short name (defaults to the folder name).
+    pub name: Option<String>,
+    /// Display title.
+    pub title: Option<String>,
+    /// One-paragraph description.
+    pub description: Option<String>,
+    /// Smallest supported player count.
+    pub min_players: Option<u32>,
+    /// Largest supported player count.
+    pub max_players: Option<u32>,
+    /// Other TOML files of this folder merged into this one, in order.
+    pub include: Vec<Ref>,
+    /// A game folder (relative to this one) that this game overlays.
+    pub extends: Option<Ref>,
+    /// Rhai files to compile, in order (defaults to every `*.rhai` in the folder, sorted).
+    pub scripts: Option<Vec<Ref>>,
+    /// The track that holds each player's score (used for results and summaries).
+    pub score: Option<Ref>,
+    /// Names shown for seats, in seat order (defaults to P1, P2, ...).
+    pub seat_names: Option<Vec<String>>,
+}
+
+/// `[variant]` in a variant overlay.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VariantSection {
+    /// What the variant changes, in a sentence.
+    pub description: Option<String>,
+    /// Extra Rhai files whose functions replace same-named base functions.
+    pub scripts: Vec<Ref>,
+}
+
+/// `[params.NAME]`: a game parameter.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ParamDef {
+    /// Value used when not set.
+    pub default: Option<toml::Value>,
+    /// Smallest allowed integer.
+    pub min: Option<i64>,
+    /// Largest allowed integer.
+    pub max: Option<i64>,
+    /// The allowed values, when they form a closed list.
+    pub choices: Option<Vec<toml::Value>>,
+    /// What it means.
+    pub description: Option<String>,
+}
+
+/// `[components.TYPE]`: a component type.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ComponentDef {
+    /// What it is.
+    pub description: Option<String>,
+    /// Label template, e.g. `"{value} of {suit}"`; defaults to the id.
+    pub label: Option<String>,
+    /// Instances created at setup, each placed in `zone`.
+    pub instances: Vec<toml::Table>,
+    /// Zone where instances start (they can also be created by the setup script).
+    pub zone: Option<Ref>,
+}
+
+/// How much of a zone other players see.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Everyone sees every component.
+    #[default]
+    Public,
+    /// The owning player sees the components; others see the count.
+    Owner,
+    /// Everyone sees only the count.
+    Count,
+    /// Everyone sees the count and the top (last) component.
+    Top,
+    /// Nobody sees anything, not even the count.
+    Hidden,
+}
+
+/// What happens when a component is added to a full zone.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Overflow {
+    /// The move fails with an error.
+    #[default]
+    Reject,
+    /// The component at the far end (the first one) is pushed out to `overflow_to`.
+    PushOut,
+}
+
+/// `[zones.NAME]`: a container of components.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ZoneDef {
+    /// One zone per player instead of one global zone.
+    pub per_player: bool,
+    /// Whether order matters (a stack or row). Unordered zones are shown sorted.
+    pub ordered: Option<bool>,
+    /// Who sees what.
+    pub visible: Visibility,
+    /// Maximum number of components.
+    pub capacity: Option<u32>,
+    /// Behaviour when full.
+    pub overflow: Overflow,
+    /// Where pushed-out components go; a per-player zone means the component's `owner`'s.
+    pub overflow_to: Option<Ref>,
+    /// What it is for.
+    pub description: Option<String>,
+}
+
+/// `[tracks.NAME]`: a numeric value on a track, global or per player.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrackDef {
+    /// One value per player.
+    pub per_player: bool,
+    /// Starting value.
+    pub start: i64,
+    /// Lowest value (moves below are clamped).
+    pub min: Option<i64>,
+    /// Highest value (moves above are clamped).
+    pub max: Option<i64>,
+    /// Visibility to other players (`public`, `owner` or `hidden`).
+    pub visible: Visibility,
+    /// Per-space data, space `i` at index `i - min` (or `i` when no `min`).
+    pub spaces: Vec<toml::Table>,
+    /// What it is for.
+    pub description: Option<String>,
+}
+
+/// `[vars.NAME]`: a free value scripts read and write.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VarDef {
+    /// One value per player.
+    pub per_player: bool,
+    /// Initial value.
+    pub default: Option<toml::Value>,
+    /// Visibility to other players (`public`, `owner` or `hidden`).
+    pub visible: Visibility,
+    /// What it is for.
+    pub description: Option<String>,
+}
+
+/// `[decisions.NAME]`: a choice a player makes.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DecisionDef {
+    /// What the player is asked.
+    pub prompt: Option<String>,
+    /// Options are the components in this zone (the decider's own, for a per-player zone).
+    pub from: Option<Ref>,
+    /// Script `fn(game, player, component[, ctx]) -> bool` keeping only some `from` options.
+    pub filter: Option<Ref>,
+    /// Script `fn(game, player[, ctx]) -> array` returning options as maps with `id`, `label`
+    /// and any other fields.
+    pub options: Option<Ref>,
+    /// Label template for component options (defaults to the component type's label).
+    pub label: Option<String>,
+    /// Script `fn(game, player, choice[, ctx])` run after a single player's choice.
+    pub then: Option<Ref>,
+    /// Script `fn(game, choices[, ctx])` run when all commits are revealed; `choices[p]` is
+    /// player p's choice (or `()` if p did not take part).
+    pub reveal: Option<Ref>,
+    /// Keep the choice secret from other players for good (it is never revealed publicly).
+    pub secret: bool,
+    /// Script `fn(game, player, options[, ctx]) -> id` that answers this decision
+    /// automatically: for seats played by the rules themselves.
+    pub auto: Option<Ref>,
+    /// Which seats answer automatically (script `fn(game, player) -> bool`).
+    pub auto_if: Option<Ref>,
+}
+
+/// `[phases.NAME]`: an ordered list of steps, possibly repeated.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PhaseDef {
+    /// The steps, run in order.
+    pub steps: Vec<StepDef>,
+    /// Run the steps once per player, in turn order, each as the current player.
+    pub for_each_player: bool,
+    /// Repeat while this script predicate `fn(game) -> bool` holds (checked before each pass).
+    pub repeat_while: Option<Ref>,
+    /// Repeat this many times (an integer or a parameter name).
+    pub repeat: Option<toml::Value>,
+    /// A track set to the pass number (1, 2, ...) at the start of each pass.
+    pub counter: Option<Ref>,
+    /// What it is.
+    pub description: Option<String>,
+}
+
+/// One step of a phase. Exactly one of `run`, `ask`, `commit`, `phase`, `move` must be set.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StepDef {
+    /// Run a script `fn(game)`.
+    pub run: Option<Ref>,
+    /// Ask one player a decision.
+    pub ask: Option<Ref>,
+    /// Ask several players a decision at once, hidden until all have committed.
+    pub commit: Option<Ref>,
+    /// Enter another phase.
+    pub phase: Option<Ref>,
+    /// Move components between zones without a script.
+    #[serde(rename = "move")]
+    pub move_: Option<MoveDef>,
+    /// Who is asked (`ask`): `"current"` (default) or a script `fn(game) -> player`.
+    pub player: Option<Ref>,
+    /// Who commits (`commit`): `"all"` (default) or a script `fn(game) -> array`.
+    pub players: Option<Ref>,
+    /// Skip the step unless this script predicate `fn(game) -> bool` holds.
+    #[serde(rename = "if")]
+    pub if_: Option<Ref>,
+}
+
+/// A declarative move: `count` components from the top of `from` to `to`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MoveDef {
+    /// Source zone (global, or the current player's).
+    pub from: Option<Ref>,
+    /// Destination zone (global, or the current player's).
+    pub to: Option<Ref>,
+    /// How many (default 1); fewer are moved if the source runs out.
+    pub count: Option<u32>,
+    /// Deal `count` to every player's `to` zone instead, in turn order.
+    pub deal: bool,
+}
+
+/// `[flow]`: where play starts and how it ends.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FlowDef {
+    /// Script `fn(game)` run once before the first phase.
+    pub setup: Option<Ref>,
+    /// The phase play starts in.
+    pub start: Option<Ref>,
+    /// Script `fn(game) -> array` naming the winners; defaults to the highest score(s).
+    pub winners: Option<Ref>,
+    /// Stop with an error after this many steps (default 1,000,000).
+    pub max_steps: Option<u64>,
+}

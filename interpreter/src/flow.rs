@@ -1,0 +1,646 @@
+//! The flow machine: pops frames off the state's stack and runs them (phases, scripts,
+//! moves) until a decision is pending or the game is over; opens decisions; resolves
+//! answers. Everything here works on a [`Work`] copy that the caller commits only on success.
+
+use crate::api::card_map;
+use crate::error::PlayError;
+use crate::log::{Event, EventKind};
+use crate::rules::{FnRef, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind};
+use crate::script::Work;
+use crate::state::{Choice, Frame, Outcome, Pending, State};
+use crate::value::Value;
+use crate::Game;
+use rhai::Dynamic;
+
+impl Game {
+    /// Calls a script and stacks the steps it pushed (first pushed runs first).
+    pub(crate) fn call(
+        &self,
+        work: &mut Work,
+        f: &FnRef,
+        args: Vec<Dynamic>,
+        ctx: &Value,
+    ) -> Result<Dynamic, PlayError> {
+        let taken = std::mem::replace(work, Work::placeholder());
+        let (w, result) = self.scripts.call(&self.rules, taken, f, args, ctx);
+        *work = w;
+        let out = result.map_err(PlayError::Script)?;
+        let pushed = std::mem::take(&mut work.pushed);
+        work.state.stack.extend(pushed.into_iter().rev());
+        Ok(out)
+    }
+
+    fn truthy(&self, work: &mut Work, f: &FnRef) -> Result<bool, PlayError> {
+        let v = self.call(work, f, vec![], &Value::Unit)?;
+        v.as_bool().map_err(|t| {
+            PlayError::Rule(format!(
+                "script `{}` must return true or false, returned {t}",
+                f.name
+            ))
+        })
+    }
+
+    /// Runs the flow until a decision is pending or the game is over.
+    pub(crate) fn advance(&self, work: &mut Work) -> Result<(), PlayError> {
+        loop {
+            if work.state.outcome.is_some() || work.state.pending.is_some() {
+                return Ok(());
+            }
+            if work.state.ending || work.state.stack.is_empty() {
+                return self.finish(work);
+            }
+            work.state.steps += 1;
+            if work.state.steps > self.rules.max_steps {
+                return Err(PlayError::StepLimit(self.rules.max_steps));
+            }
+            let frame = work.state.stack.pop().expect("checked non-empty");
+            match frame {
+                Frame::Run {
+                    func,
+                    with_ctx,
+                    ctx,
+                } => {
+                    let _ = self.call(
+                        work,
+                        &FnRef {
+                            name: func,
+                            with_ctx,
+                        },
+                        vec![],
+                        &ctx,
+                    )?;
+                }
+                Frame::Ask {
+                    decision,
+                    player,
+                    ctx,
+                } => self.open(work, decision, vec![player], false, ctx)?,
+                Frame::Commit {
+                    decision,
+                    players,
+                    ctx,
+                } => self.open(work, decision, players, true, ctx)?,
+                Frame::Phase {
+                    phase,
+                    step,
+                    pos,
+                    pass,
+                    begun,
+                } => self.phase_step(work, phase, step, pos, pass, begun)?,
+            }
+        }
+    }
+
+    fn phase_step(
+        &self,
+        work: &mut Work,
+        phase: usize,
+        mut step: usize,
+        mut pos: usize,
+        mut pass: u32,
+        begun: bool,
+    ) -> Result<(), PlayError> {
+        let info = &self.rules.phases[phase];
+        if !begun {
+            let go = match &info.repeat {
+                Repeat::Once => pass == 0,
+                Repeat::Times(n) => pass < *n,
+                Repeat::While(f) => self.truthy(work, f)?,
+            };
+            if !go {
+                return Ok(());
+            }
+            pass += 1;
+            if let Some(c) = info.counter {
+                for o in 0..work.state.tracks[c].len() {
+                    work.state.set_track(&self.rules, c, o, i64::from(pass));
+                }
+            }
+            step = 0;
+            pos = 0;
+            if info.for_each_player {
+                match work.state.turn_order.first() {
+                    Some(p) => work.state.current = *p,
+                    None => {
+                        work.state.stack.push(Frame::Phase {
+                            phase,
+                            step,
+                            pos,
+                            pass,
+                            begun: false,
+                        });
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        if step >= info.steps.len() {
+            if info.for_each_player && pos + 1 < work.state.turn_order.len() {
+                pos += 1;
+                work.state.current = work.state.turn_order[pos];
+                work.state.stack.push(Frame::Phase {
+                    phase,
+                    step: 0,
+                    pos,
+                    pass,
+                    begun: true,
+                });
+            } else {
+                work.state.stack.push(Frame::Phase {
+                    phase,
+                    step: 0,
+                    pos: 0,
+                    pass,
+                    begun: false,
+                });
+            }
+            return Ok(());
+        }
+        work.state.stack.push(Frame::Phase {
+            phase,
+            step: step + 1,
+            pos,
+            pass,
+            begun: true,
+        });
+        let s = &info.steps[step];
+        if let Some(cond) = &s.condition {
+            if !self.truthy(work, cond)? {
+                return Ok(());
+            }
+        }
+        match &s.kind {
+            StepKind::Run(f) => {
+                let _ = self.call(work, f, vec![], &Value::Unit)?;
+            }
+            StepKind::Ask(d, sel) => {
+                let player = match sel {
+                    PlayerSel::Current => work.state.current,
+                    PlayerSel::Script(f) => {
+                        let v = self.call(work, f, vec![], &Value::Unit)?;
+                        self.player_value(&work.state, &v, &f.name)?
+                    }
+                };
+                work.state.stack.push(Frame::Ask {
+                    decision: *d,
+                    player,
+                    ctx: Value::Unit,
+                });
+            }
+            StepKind::Commit(d, sel) => {
+                let players = match sel {
+                    PlayersSel::All => (0..work.state.players).collect(),
+                    PlayersSel::Script(f) => {
+                        let v = self.call(work, f, vec![], &Value::Unit)?;
+                        let arr = v.into_array().map_err(|t| {
+                            PlayError::Rule(format!(
+                                "script `{}` must return an array of players, returned {t}",
+                                f.name
+                            ))
+                        })?;
+                        arr.iter()
+                            .map(|p| self.player_value(&work.state, p, &f.name))
+                            .collect::<Result<Vec<_>, _>>()?
+                    }
+                };
+                work.state.stack.push(Frame::Commit {
+                    decision: *d,
+                    players,
+                    ctx: Value::Unit,
+                });
+            }
+            StepKind::Phase(p) => work.state.stack.push(Frame::Phase {
+                phase: *p,
+                step: 0,
+                pos: 0,
+                pass: 0,
+                begun: false,
+            }),
+            StepKind::Move {
+                from,
+                to,
+                count,
+                deal,
+            } => self.move_step(work, *from, *to, *count, *deal)?,
+        }
+        Ok(())
+    }
+
+    fn move_step(
+        &self,
+        work: &mut Work,
+        from: usize,
+        to: usize,
+        count: usize,
+        deal: bool,
+    ) -> Result<(), PlayError> {
+        let r = &self.rules;
+        let cur = work.state.current;
+        let owner = |z: usize| if r.zones[z].per_player { cur } else { 0 };
+        let targets: Vec<usize> = if deal {
+            work.state.turn_order.clone()
+        } else {
+            vec![owner(to)]
+        };
+        let from_owner = owner(from);
+        for _ in 0..count {
+            for t in &targets {
+                if let Some(idx) = work.state.zones[from][from_owner].cards.last().copied() {
+                    work.state.put(r, idx, to, *t).map_err(PlayError::Rule)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn player_value(&self, st: &State, v: &Dynamic, f: &str) -> Result<usize, PlayError> {
+        match v.as_int() {
+            Ok(p) if p >= 0 && (p as usize) < st.players => Ok(p as usize),
+            _ => Err(PlayError::Rule(format!(
+                "script `{f}` must return a player number 0..{}, returned {v}",
+                st.players - 1
+            ))),
+        }
+    }
+
+    /// Computes a player's options for a decision.
+    pub(crate) fn options_for(
+        &self,
+        work: &mut Work,
+        decision: usize,
+        player: usize,
+        ctx: &Value,
+    ) -> Result<Vec<Choice>, PlayError> {
+        let d = &self.rules.decisions[decision];
+        match &d.source {
+            OptionSource::Zone { zone, filter } => {
+                let owner = if self.rules.zones[*zone].per_player {
+                    player
+                } else {
+                    0
+                };
+                let mut cards = work.state.zones[*zone][owner].cards.clone();
+                if !self.rules.zones[*zone].ordered {
+                    cards.sort_unstable();
+                }
+                let mut out = Vec::with_capacity(cards.len());
+                for c in cards {
+                    if let Some(f) = filter {
+                        let card = card_map(&self.rules, &work.state, c);
+                        let keep =
+                            self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
+                        if !keep.as_bool().map_err(|t| {
+                            PlayError::Rule(format!(
+                                "filter `{}` must return true or false, returned {t}",
+                                f.name
+                            ))
+                        })? {
+                            continue;
+                        }
+                    }
+                    out.push(Choice::Component(c));
+                }
+                Ok(out)
+            }
+            OptionSource::Script(f) => {
+                let v = self.call(work, f, vec![Dynamic::from_int(player as i64)], ctx)?;
+                let arr = v.into_array().map_err(|t| {
+                    PlayError::Rule(format!(
+                        "options script `{}` must return an array, returned {t}",
+                        f.name
+                    ))
+                })?;
+                let mut out = Vec::with_capacity(arr.len());
+                for item in arr {
+                    let value = Value::from_dynamic(&item).map_err(PlayError::Rule)?;
+                    let id =
+                        match value.get("id") {
+                            Some(Value::Str(s)) => s.clone(),
+                            Some(Value::Int(i)) => i.to_string(),
+                            _ => return Err(PlayError::Rule(format!(
+                                "options script `{}` returned an option without an `id`: {value}",
+                                f.name
+                            ))),
+                        };
+                    let label = value
+                        .get("label")
+                        .map(|l| l.to_string())
+                        .unwrap_or_else(|| id.clone());
+                    if out
+                        .iter()
+                        .any(|c| matches!(c, Choice::Scripted { id: other, .. } if *other == id))
+                    {
+                        return Err(PlayError::Rule(format!(
+                            "options script `{}` returned the id `{id}` twice",
+                            f.name
+                        )));
+                    }
+                    out.push(Choice::Scripted { id, label, value });
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    /// Opens a decision: computes options, lets automatic seats answer, and either leaves it
+    /// pending or resolves it at once.
+    fn open(
+        &self,
+        work: &mut Work,
+        decision: usize,
+        players: Vec<usize>,
+        commit: bool,
+        ctx: Value,
+    ) -> Result<(), PlayError> {
+        let d = &self.rules.decisions[decision];
+        let mut options = Vec::with_capacity(players.len());
+        let mut chosen = Vec::with_capacity(players.len());
+        for &p in &players {
+            let opts = self.options_for(work, decision, p, &ctx)?;
+            if opts.is_empty() {
+                return Err(PlayError::Rule(format!(
+                    "decision `{}` has no legal option for {}",
+                    d.name,
+                    self.rules.seat_name(p)
+                )));
+            }
+            let auto = self.auto_choice(work, decision, p, &opts, &ctx)?;
+            options.push(opts);
+            chosen.push(auto);
+        }
+        if players.is_empty() {
+            return Ok(());
+        }
+        work.state.pending = Some(Pending {
+            decision,
+            commit,
+            players,
+            options,
+            chosen,
+            ctx,
+        });
+        if work
+            .state
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.chosen.iter().all(Option::is_some))
+        {
+            self.resolve(work)?;
+        }
+        Ok(())
+    }
+
+    fn auto_choice(
+        &self,
+        work: &mut Work,
+        decision: usize,
+        player: usize,
+        opts: &[Choice],
+        ctx: &Value,
+    ) -> Result<Option<usize>, PlayError> {
+        let d = &self.rules.decisions[decision];
+        let Some(auto) = &d.auto else { return Ok(None) };
+        if let Some(cond) = &d.auto_if {
+            let v = self.call(work, cond, vec![Dynamic::from_int(player as i64)], ctx)?;
+            if !v.as_bool().unwrap_or(false) {
+                return Ok(None);
+            }
+        }
+        let arr: rhai::Array = opts
+            .iter()
+            .map(|c| self.choice_value(&work.state, c))
+            .collect();
+        let v = self.call(
+            work,
+            auto,
+            vec![Dynamic::from_int(player as i64), Dynamic::from_array(arr)],
+            ctx,
+        )?;
+        let id = if let Ok(i) = v.as_int() {
+            return usize::try_from(i)
+                .ok()
+                .filter(|i| *i < opts.len())
+                .map(Some)
+                .ok_or_else(|| {
+                    PlayError::Rule(format!(
+                        "auto script `{}` returned index {i}, out of range",
+                        auto.name
+                    ))
+                });
+        } else if let Some(s) = v.clone().try_cast::<String>() {
+            s
+        } else if let Some(Value::Str(s)) = Value::from_dynamic(&v)
+            .ok()
+            .and_then(|m| m.get("id").cloned())
+        {
+            s
+        } else {
+            return Err(PlayError::Rule(format!(
+                "auto script `{}` must return an option, its id or its index; returned {v}",
+                auto.name
+            )));
+        };
+        opts.iter()
+            .position(|c| self.choice_id(&work.state, c) == id)
+            .map(Some)
+            .ok_or_else(|| {
+                PlayError::Rule(format!(
+                    "auto script `{}` chose `{id}`, which is not an option",
+                    auto.name
+                ))
+            })
+    }
+
+    /// The stable id of an option.
+    pub(crate) fn choice_id<'a>(&self, st: &'a State, c: &'a Choice) -> &'a str {
+        match c {
+            Choice::Component(i) => &st.components.list[*i as usize].id,
+            Choice::Scripted { id, .. } => id,
+        }
+    }
+
+    /// The label of an option.
+    pub(crate) fn choice_label(&self, st: &State, decision: usize, c: &Choice) -> String {
+        match c {
+            Choice::Component(i) => {
+                let comp = &st.components.list[*i as usize];
+                let template = self.rules.decisions[decision].label.as_ref().or(self
+                    .rules
+                    .component_types[comp.kind]
+                    .label
+                    .as_ref());
+                match template {
+                    Some(t) => fill_template(t, &comp.props, &comp.id),
+                    None => comp.id.clone(),
+                }
+            }
+            Choice::Scripted { label, .. } => label.clone(),
+        }
+    }
+
+    /// The value a script receives for an option.
+    pub(crate) fn choice_value(&self, st: &State, c: &Choice) -> Dynamic {
+        match c {
+            Choice::Component(i) => card_map(&self.rules, st, *i),
+            Choice::Scripted { value, .. } => value.to_dynamic(),
+        }
+    }
+
+    /// Resolves a pending decision whose answers are all in: logs, clears it and runs the
+    /// decision's `then` or `reveal` script.
+    pub(crate) fn resolve(&self, work: &mut Work) -> Result<(), PlayError> {
+        let pending = work
+            .state
+            .pending
+            .take()
+            .expect("resolve needs a pending decision");
+        let d = &self.rules.decisions[pending.decision];
+        work.state.decisions += 1;
+        if pending.commit {
+            let mut choices = vec![Dynamic::UNIT; work.state.players];
+            let mut shown = Vec::new();
+            for (slot, &p) in pending.players.iter().enumerate() {
+                let c = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
+                choices[p] = self.choice_value(&work.state, c);
+                if work.logging {
+                    shown.push(format!(
+                        "{} {}",
+                        self.rules.seat_name(p),
+                        self.choice_label(&work.state, pending.decision, c)
+                    ));
+                }
+            }
+            if work.logging {
+                let text = format!("{} revealed: {}", d.name, shown.join(", "));
+                if d.secret {
+                    for (slot, &p) in pending.players.iter().enumerate() {
+                        let c = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
+                        let label = self.choice_label(&work.state, pending.decision, c);
+                        work.events.push(Event::private(
+                            EventKind::Reveal,
+                            vec![p],
+                            format!("{}: {} chose {label}", d.name, self.rules.seat_name(p)),
+                            None,
+                        ));
+                    }
+                } else {
+                    work.events.push(Event::public(EventKind::Reveal, text));
+                }
+            }
+            if let Some(f) = &d.reveal {
+                let _ = self.call(work, f, vec![Dynamic::from_array(choices)], &pending.ctx)?;
+            }
+        } else {
+            let p = pending.players[0];
+            let c = &pending.options[0][pending.chosen[0].expect("chosen")];
+            if work.logging {
+                let label = self.choice_label(&work.state, pending.decision, c);
+                let who = self.rules.seat_name(p);
+                work.events.push(if d.secret {
+                    Event::private(
+                        EventKind::Decision,
+                        vec![p],
+                        format!("{who} chose {label} ({})", d.name),
+                        Some(format!("{who} chose ({})", d.name)),
+                    )
+                } else {
+                    Event::public(
+                        EventKind::Decision,
+                        format!("{who} chose {label} ({})", d.name),
+                    )
+                });
+            }
+            if let Some(f) = &d.then {
+                let v = self.choice_value(&work.state, c);
+                let _ = self.call(work, f, vec![Dynamic::from_int(p as i64), v], &pending.ctx)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the game: scores, winners, the last log line.
+    fn finish(&self, work: &mut Work) -> Result<(), PlayError> {
+        let scores: Vec<i64> = self
+            .rules
+            .score
+            .map(|t| work.state.tracks[t].clone())
+            .unwrap_or_default();
+        let winners = match &self.rules.winners {
+            Some(f) => {
+                let v = self.call(work, f, vec![], &Value::Unit)?;
+                let arr = v.into_array().map_err(|t| {
+                    PlayError::Rule(format!(
+                        "winners script `{}` must return an array, returned {t}",
+                        f.name
+                    ))
+                })?;
+                let mut w = arr
+                    .iter()
+                    .map(|p| self.player_value(&work.state, p, &f.name))
+                    .collect::<Result<Vec<_>, _>>()?;
+                w.sort_unstable();
+                w.dedup();
+                w
+            }
+            None if !scores.is_empty() => {
+                let best = scores.iter().copied().max().unwrap_or(0);
+                (0..scores.len()).filter(|p| scores[*p] == best).collect()
+            }
+            None => Vec::new(),
+        };
+        if work.logging {
+            let names: Vec<String> = winners.iter().map(|p| self.rules.seat_name(*p)).collect();
+            let score_text = if scores.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; scores {}",
+                    scores
+                        .iter()
+                        .enumerate()
+                        .map(|(p, s)| format!("{} {s}", self.rules.seat_name(p)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            let who = if names.is_empty() {
+                "nobody".to_string()
+            } else {
+                names.join(" and ")
+            };
+            work.events.push(Event::public(
+                EventKind::End,
+                format!("game over: {who} won{score_text}"),
+            ));
+        }
+        work.state.outcome = Some(Outcome { winners, scores });
+        work.state.stack.clear();
+        Ok(())
+    }
+}
+
+/// Fills `{prop}` placeholders from a component's properties (`{id}` is the id).
+pub fn fill_template(t: &str, props: &indexmap::IndexMap<String, Value>, id: &str) -> String {
+    let mut out = String::with_capacity(t.len() + 8);
+    let mut rest = t;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        match rest[start..].find('}') {
+            Some(end) => {
+                let key = &rest[start + 1..start + end];
+                match (key, props.get(key)) {
+                    ("id", _) => out.push_str(id),
+                    (_, Some(v)) => out.push_str(&v.to_string()),
+                    (_, None) => out.push_str(&rest[start..=start + end]),
+                }
+                rest = &rest[start + end + 1..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}

@@ -1,0 +1,32 @@
+//! Rulebook: a rules-as-data engine for tabletop games.
+//!
+//! A game is a folder of TOML declarations (components, zones, tracks, decisions, phases) and
+//! Rhai scripts. [`load_game`] reads and checks it into a [`Game`]; [`Game::start`] begins a
+//! [`Session`], the one interface front ends, bots, tests and replays use. See
+//! `ARCHITECTURE.md` for the map of modules and the invariants they keep.
+
+pub mod api;
+pub mod bot;
+pub mod def;
+pub mod diag;
+pub mod error;
+pub mod flow;
+pub mod game;
+pub mod load;
+pub mod log;
+pub mod rng;
+pub mod rules;
+pub mod script;
+pub mod session;
+pub mod sim;
+pub mod state;
+pub mod value;
+pub mod view;
+
+pub use diag::{Diagnostic, Severity};
+pub use error::PlayError;
+pub use game::Game;
+pub use load::{load_game, LoadOptions, Loaded};
+pub use session::{Move, OptionInfo, Session};
+pub use value::Value;
+pub use view::View;

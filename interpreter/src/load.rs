@@ -1,0 +1,965 @@
+//! Loading a game folder: reading `game.toml`, its includes, the game it `extends` and the
+//! chosen variant overlays; merging them; checking every reference; compiling the scripts.
+//! Loading reports every problem it finds, each located, not just the first.
+
+use crate::def::{self, GameFile, Ref};
+use crate::diag::{Diagnostic, Location, SourceMap};
+use crate::rules::*;
+use crate::script::Scripts;
+use crate::value::Value;
+use crate::Game;
+use indexmap::IndexMap;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+/// What to load besides the base game.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Variant names (files `variants/NAME.toml`), applied in order.
+    pub variants: Vec<String>,
+    /// Parameter values, `(name, value)`, as typed on the command line.
+    pub options: Vec<(String, String)>,
+}
+
+/// The result of loading: a game if there were no errors, and every diagnostic found.
+pub struct Loaded {
+    /// The game, when loading succeeded.
+    pub game: Option<Game>,
+    /// Errors and warnings, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+type Table = DeTable<'static>;
+
+struct Layer {
+    folder: PathBuf,
+    scripts: Vec<PathBuf>,
+}
+
+struct Loader {
+    sources: SourceMap,
+    diags: Vec<Diagnostic>,
+}
+
+/// Loads the game in `folder` with the given variants and options.
+pub fn load_game(folder: &Path, options: &LoadOptions) -> Loaded {
+    let mut loader = Loader {
+        sources: SourceMap::default(),
+        diags: Vec::new(),
+    };
+    let game = loader.load(folder, options);
+    let has_errors = loader.diags.iter().any(Diagnostic::is_error);
+    Loaded {
+        game: if has_errors { None } else { game },
+        diagnostics: loader.diags,
+    }
+}
+
+impl Loader {
+    fn error(
+        &mut self,
+        code: &'static str,
+        msg: impl Into<String>,
+        span: Option<std::ops::Range<usize>>,
+    ) -> &mut Diagnostic {
+        let loc = span.and_then(|s| self.sources.locate(s));
+        self.diags.push(Diagnostic::error(code, msg).at(loc));
+        self.diags.last_mut().expect("just pushed")
+    }
+
+    fn error_at(
+        &mut self,
+        code: &'static str,
+        msg: impl Into<String>,
+        loc: Option<Location>,
+    ) -> &mut Diagnostic {
+        self.diags.push(Diagnostic::error(code, msg).at(loc));
+        self.diags.last_mut().expect("just pushed")
+    }
+
+    fn load(&mut self, folder: &Path, options: &LoadOptions) -> Option<Game> {
+        if !folder.join("game.toml").is_file() {
+            self.error_at(
+                "E0001",
+                format!("no game.toml in `{}`", folder.display()),
+                None,
+            )
+            .help = Some(
+                "pass a game folder (one holding game.toml) or the name of a bundled game".into(),
+            );
+            return None;
+        }
+        let mut merged: Table = DeTable::new();
+        let mut layers = Vec::new();
+        self.read_layer(folder, &mut merged, &mut layers, &mut Vec::new());
+        let mut scripts: Vec<PathBuf> = layers.iter().flat_map(|l| l.scripts.clone()).collect();
+
+        // Variants: looked up in this folder, then in the folders it extends.
+        let mut applied = Vec::new();
+        for name in &options.variants {
+            let found = layers
+                .iter()
+                .rev()
+                .map(|l| l.folder.join("variants").join(format!("{name}.toml")))
+                .find(|p| p.is_file());
+            let Some(path) = found else {
+                let known: Vec<String> = available_variants(&layers)
+                    .into_iter()
+                    .map(|v| v.name)
+                    .collect();
+                self.error_at("E0002", unknown("variant", name, known.iter()), None);
+                continue;
+            };
+            if let Some(mut table) = self.read_toml(&path) {
+                if let Some(v) = table.remove("variant") {
+                    let section: Result<def::VariantSection, _> = deserialize_value(v);
+                    match section {
+                        Ok(section) => {
+                            for s in section.scripts {
+                                let p = path
+                                    .parent()
+                                    .and_then(Path::parent)
+                                    .unwrap_or(folder)
+                                    .join(s.get_ref());
+                                if p.is_file() {
+                                    scripts.push(p);
+                                } else {
+                                    self.error(
+                                        "E0003",
+                                        format!("variant script `{}` not found", s.get_ref()),
+                                        Some(s.span()),
+                                    );
+                                }
+                            }
+                        }
+                        Err(e) => self.push_toml_error(e),
+                    }
+                }
+                merge(&mut merged, table);
+                applied.push(name.clone());
+            }
+        }
+
+        let file: GameFile = match deserialize_value(Spanned::new(0..0, DeValue::Table(merged))) {
+            Ok(f) => f,
+            Err(e) => {
+                self.push_toml_error(e);
+                return None;
+            }
+        };
+        if file.variant.is_some() {
+            self.error_at(
+                "E0004",
+                "`[variant]` is only allowed in files under variants/",
+                None,
+            );
+        }
+
+        let scripts_compiled = self.compile_scripts(&scripts);
+        let mut rules = self.resolve(folder, file, &layers, scripts_compiled.as_ref(), options);
+        rules.variants = applied;
+        let scripts = scripts_compiled?;
+        if self.diags.iter().any(Diagnostic::is_error) {
+            return None;
+        }
+        Some(Game::new(Arc::new(rules), scripts, self.sources.clone()))
+    }
+
+    fn push_toml_error(&mut self, e: toml::de::Error) {
+        let msg = e.message().trim().to_string();
+        let span = e.span();
+        self.error("E0101", msg, span);
+    }
+
+    /// Reads and parses one TOML file, reporting all syntax errors; spans are made global.
+    fn read_toml(&mut self, path: &Path) -> Option<Table> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                self.error_at(
+                    "E0005",
+                    format!("cannot read `{}`: {e}", path.display()),
+                    None,
+                );
+                return None;
+            }
+        };
+        let base = self.sources.add(path, text.clone());
+        // Parsed TOML borrows its text for the life of the loaded game; game files are small
+        // and read once per load, so the text is kept for good.
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        let (table, errors) = DeTable::parse_recoverable(text);
+        let had_errors = !errors.is_empty();
+        for e in errors {
+            let span = e.span().map(|s| s.start + base..s.end + base);
+            self.error(
+                "E0100",
+                format!("TOML syntax: {}", e.message().trim()),
+                span,
+            );
+        }
+        if had_errors {
+            return None;
+        }
+        let span = table.span();
+        match shift(Spanned::new(span, DeValue::Table(table.into_inner())), base).into_inner() {
+            DeValue::Table(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    fn read_layer(
+        &mut self,
+        folder: &Path,
+        merged: &mut Table,
+        layers: &mut Vec<Layer>,
+        chain: &mut Vec<PathBuf>,
+    ) {
+        let canonical = folder
+            .canonicalize()
+            .unwrap_or_else(|_| folder.to_path_buf());
+        if chain.contains(&canonical) {
+            self.error_at(
+                "E0006",
+                format!("`extends` forms a cycle through `{}`", folder.display()),
+                None,
+            );
+            return;
+        }
+        chain.push(canonical);
+        let main = folder.join("game.toml");
+        let Some(table) = self.read_toml(&main) else {
+            return;
+        };
+        if let Some(base) = get_str(&table, &["game", "extends"]) {
+            let base_folder = folder.join(base.get_ref());
+            if base_folder.join("game.toml").is_file() {
+                self.read_layer(&base_folder, merged, layers, chain);
+            } else {
+                self.error("E0007", format!("`extends` names `{}`, which has no game.toml", base.get_ref()), Some(base.span()))
+                    .help = Some("give the base game's folder relative to this game's folder, e.g. \"../base-game\"".into());
+            }
+        }
+        let includes = get_str_list(&table, &["game", "include"]);
+        let mut own = table;
+        // A base's `extends` must not leak into the overlay's meaning: drop it after use.
+        if let Some(DeValue::Table(g)) = own.get_mut("game").map(Spanned::get_mut) {
+            g.remove("extends");
+        }
+        merge(merged, own);
+        for inc in includes {
+            let path = folder.join(inc.get_ref());
+            if !path.is_file() {
+                self.error(
+                    "E0008",
+                    format!("included file `{}` not found", inc.get_ref()),
+                    Some(inc.span()),
+                );
+                continue;
+            }
+            if let Some(t) = self.read_toml(&path) {
+                merge(merged, t);
+            }
+        }
+        let scripts = match get_str_list_opt(merged, folder, self) {
+            Some(list) => list,
+            None => rhai_files(folder),
+        };
+        layers.push(Layer {
+            folder: folder.to_path_buf(),
+            scripts,
+        });
+    }
+
+    fn compile_scripts(&mut self, paths: &[PathBuf]) -> Option<Scripts> {
+        let mut scripts = Scripts::new();
+        let mut ok = true;
+        for path in paths {
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => {
+                    self.error_at(
+                        "E0005",
+                        format!("cannot read `{}`: {e}", path.display()),
+                        None,
+                    );
+                    ok = false;
+                    continue;
+                }
+            };
+            if let Err(e) = scripts.add(path, &text) {
+                self.sources.add(path, text.clone());
+                self.error_at(
+                    "E0200",
+                    format!("script syntax: {}", e.message),
+                    Some(e.location),
+                );
+                ok = false;
+            } else {
+                self.sources.add(path, text);
+            }
+        }
+        ok.then_some(scripts)
+    }
+
+    fn resolve(
+        &mut self,
+        folder: &Path,
+        f: GameFile,
+        layers: &[Layer],
+        scripts: Option<&Scripts>,
+        options: &LoadOptions,
+    ) -> Rules {
+        let mut r = Rules {
+            name: f.game.name.clone().unwrap_or_else(|| folder_name(folder)),
+            folder: folder.to_path_buf(),
+            max_steps: f.flow.max_steps.unwrap_or(1_000_000),
+            seat_names: f.game.seat_names.clone().unwrap_or_default(),
+            available_variants: available_variants(layers),
+            ..Rules::default()
+        };
+        r.title = f.game.title.clone().unwrap_or_else(|| r.name.clone());
+        r.description = f.game.description.clone().unwrap_or_default();
+        match (f.game.min_players, f.game.max_players) {
+            (Some(a), Some(b)) if a >= 1 && a <= b => {
+                r.min_players = a as usize;
+                r.max_players = b as usize;
+            }
+            _ => {
+                self.error_at(
+                    "E0300",
+                    "`[game]` needs `min_players` and `max_players` (1 <= min <= max)",
+                    None,
+                );
+            }
+        }
+        let fns = scripts.map(Scripts::function_arities);
+        let check_fn = |l: &mut Loader, r: &Ref, arity: usize, what: &str| -> FnRef {
+            let name = r.get_ref().clone();
+            let mut with_ctx = false;
+            if let Some(fns) = &fns {
+                let has = |n: usize| fns.contains(&(name.clone(), n));
+                if has(arity) {
+                } else if has(arity + 1) {
+                    with_ctx = true;
+                } else {
+                    let known: Vec<String> = fns
+                        .iter()
+                        .map(|(n, _)| n.clone())
+                        .collect::<HashSet<_>>()
+                        .into_iter()
+                        .collect();
+                    let arities: Vec<usize> = fns
+                        .iter()
+                        .filter(|(n, _)| *n == name)
+                        .map(|(_, a)| *a)
+                        .collect();
+                    let msg = if arities.is_empty() {
+                        format!(
+                            "{what}: {}",
+                            unknown("script function", &name, known.iter())
+                        )
+                    } else {
+                        format!("{what}: script function `{name}` takes {arities:?} arguments, but the engine calls it with {arity} (or {})", arity + 1)
+                    };
+                    l.error("E0301", msg, Some(r.span()));
+                }
+            }
+            FnRef { name, with_ctx }
+        };
+
+        // Parameters.
+        for (name, p) in &f.params {
+            let default = match p.default.as_ref().map(Value::from_toml) {
+                Some(Ok(v)) => v,
+                Some(Err(e)) => {
+                    self.error_at("E0302", format!("param `{name}`: {e}"), None);
+                    Value::Unit
+                }
+                None => Value::Unit,
+            };
+            let choices = p
+                .choices
+                .as_ref()
+                .map(|c| c.iter().filter_map(|v| Value::from_toml(v).ok()).collect());
+            r.params.insert(
+                name.clone(),
+                ParamInfo {
+                    value: default,
+                    description: p.description.clone().unwrap_or_default(),
+                    min: p.min,
+                    max: p.max,
+                    choices,
+                },
+            );
+        }
+        for (k, v) in &options.options {
+            match r.params.get_mut(k) {
+                None => {
+                    let msg = unknown("parameter", k, r.params.keys());
+                    self.error_at("E0303", msg, None).help =
+                        Some("`rulebook list` shows each game's parameters".into());
+                }
+                Some(p) => match parse_param(v, p) {
+                    Ok(val) => p.value = val,
+                    Err(e) => {
+                        self.error_at("E0304", format!("--option {k}={v}: {e}"), None);
+                    }
+                },
+            }
+        }
+
+        // Component types first (zones refer to them only via instances).
+        for (i, (name, _)) in f.components.iter().enumerate() {
+            r.index.component_types.insert(name.clone(), i);
+        }
+        for (i, name) in f.zones.keys().enumerate() {
+            r.index.zones.insert(name.clone(), i);
+        }
+        for (i, name) in f.tracks.keys().enumerate() {
+            r.index.tracks.insert(name.clone(), i);
+        }
+        for (i, name) in f.vars.keys().enumerate() {
+            r.index.vars.insert(name.clone(), i);
+        }
+        for (i, name) in f.decisions.keys().enumerate() {
+            r.index.decisions.insert(name.clone(), i);
+        }
+        for (i, name) in f.phases.keys().enumerate() {
+            r.index.phases.insert(name.clone(), i);
+        }
+        let zone_ref = |l: &mut Loader, r: &Rules, z: &Ref| -> usize {
+            r.zone(z.get_ref()).unwrap_or_else(|m| {
+                l.error("E0310", m, Some(z.span()));
+                0
+            })
+        };
+
+        for (name, z) in &f.zones {
+            let overflow_to = z.overflow_to.as_ref().map(|t| zone_ref(self, &r, t));
+            if z.overflow == def::Overflow::PushOut
+                && (overflow_to.is_none() || z.capacity.is_none())
+            {
+                self.error_at("E0311", format!("zone `{name}`: `overflow = \"push-out\"` needs `capacity` and `overflow_to`"), None);
+            }
+            r.zones.push(ZoneInfo {
+                name: name.clone(),
+                per_player: z.per_player,
+                ordered: z.ordered.unwrap_or(true),
+                visible: z.visible,
+                capacity: z.capacity.map(|c| c as usize),
+                overflow: z.overflow,
+                overflow_to,
+            });
+        }
+        for (ti, (name, c)) in f.components.iter().enumerate() {
+            r.component_types.push(ComponentType {
+                name: name.clone(),
+                label: c.label.clone(),
+            });
+            let zone = c.zone.as_ref().map(|z| zone_ref(self, &r, z));
+            if zone.is_some_and(|z| r.zones.get(z).is_some_and(|z| z.per_player)) {
+                self.error("E0312", format!("components `{name}`: `zone` must be a global zone (deal to players in the setup)"), c.zone.as_ref().map(Spanned::span));
+            }
+            for inst in &c.instances {
+                let count = inst
+                    .get("count")
+                    .and_then(toml::Value::as_integer)
+                    .unwrap_or(1)
+                    .max(0);
+                let id = inst
+                    .get("id")
+                    .and_then(toml::Value::as_str)
+                    .map(str::to_string);
+                let mut props = IndexMap::new();
+                for (k, v) in inst {
+                    if k == "count" || k == "id" {
+                        continue;
+                    }
+                    match Value::from_toml(v) {
+                        Ok(v) => {
+                            props.insert(k.clone(), v);
+                        }
+                        Err(e) => {
+                            self.error_at(
+                                "E0302",
+                                format!("component `{name}` property `{k}`: {e}"),
+                                None,
+                            );
+                        }
+                    }
+                }
+                for n in 0..count {
+                    let id = id.clone().map(|i| {
+                        if count > 1 {
+                            format!("{i}-{}", n + 1)
+                        } else {
+                            i
+                        }
+                    });
+                    r.components.push(DeclaredComponent {
+                        kind: ti,
+                        id,
+                        props: props.clone(),
+                        zone,
+                    });
+                }
+            }
+        }
+        for (name, t) in &f.tracks {
+            let spaces = t
+                .spaces
+                .iter()
+                .map(|s| Value::from_toml(&toml::Value::Table(s.clone())).unwrap_or_default())
+                .collect();
+            if matches!(t.visible, def::Visibility::Top | def::Visibility::Count) {
+                self.error_at(
+                    "E0313",
+                    format!("track `{name}`: visibility must be public, owner or hidden"),
+                    None,
+                );
+            }
+            r.tracks.push(TrackInfo {
+                name: name.clone(),
+                per_player: t.per_player,
+                start: t.start,
+                min: t.min,
+                max: t.max,
+                visible: t.visible,
+                spaces,
+            });
+        }
+        for (name, v) in &f.vars {
+            let default = v
+                .default
+                .as_ref()
+                .map(Value::from_toml)
+                .transpose()
+                .unwrap_or_else(|e| {
+                    self.error_at("E0302", format!("var `{name}`: {e}"), None);
+                    None
+                });
+            r.vars.push(VarInfo {
+                name: name.clone(),
+                per_player: v.per_player,
+                default: default.unwrap_or_default(),
+                visible: v.visible,
+            });
+        }
+        for (name, t) in &f.tables {
+            match Value::from_toml(t) {
+                Ok(v) => {
+                    r.tables.insert(name.clone(), v);
+                }
+                Err(e) => {
+                    self.error_at("E0302", format!("table `{name}`: {e}"), None);
+                }
+            }
+        }
+        for (name, d) in &f.decisions {
+            let source = match (&d.from, &d.options) {
+                (Some(z), None) => OptionSource::Zone {
+                    zone: zone_ref(self, &r, z),
+                    filter: d.filter.as_ref().map(|f| check_fn(self, f, 3, "filter")),
+                },
+                (None, Some(o)) => OptionSource::Script(check_fn(self, o, 2, "options")),
+                _ => {
+                    self.error_at("E0320", format!("decision `{name}` needs exactly one of `from` (a zone) or `options` (a script)"), None);
+                    OptionSource::Script(FnRef {
+                        name: String::new(),
+                        with_ctx: false,
+                    })
+                }
+            };
+            if d.filter.is_some() && d.from.is_none() {
+                self.error_at(
+                    "E0321",
+                    format!("decision `{name}`: `filter` only applies with `from`"),
+                    None,
+                );
+            }
+            r.decisions.push(DecisionInfo {
+                name: name.clone(),
+                prompt: d.prompt.clone().unwrap_or_else(|| name.clone()),
+                source,
+                label: d.label.clone(),
+                then: d.then.as_ref().map(|f| check_fn(self, f, 3, "then")),
+                reveal: d.reveal.as_ref().map(|f| check_fn(self, f, 2, "reveal")),
+                secret: d.secret,
+                auto: d.auto.as_ref().map(|f| check_fn(self, f, 3, "auto")),
+                auto_if: d.auto_if.as_ref().map(|f| check_fn(self, f, 2, "auto_if")),
+            });
+        }
+        for (name, p) in &f.phases {
+            let mut steps = Vec::new();
+            for s in &p.steps {
+                let set = [
+                    s.run.is_some(),
+                    s.ask.is_some(),
+                    s.commit.is_some(),
+                    s.phase.is_some(),
+                    s.move_.is_some(),
+                ];
+                if set.iter().filter(|b| **b).count() != 1 {
+                    self.error_at("E0330", format!("phase `{name}`: each step needs exactly one of run, ask, commit, phase, move"), None);
+                    continue;
+                }
+                let decision_ref = |l: &mut Loader, d: &Ref| {
+                    r.decision(d.get_ref()).unwrap_or_else(|m| {
+                        l.error("E0310", m, Some(d.span()));
+                        0
+                    })
+                };
+                let kind = if let Some(f) = &s.run {
+                    StepKind::Run(check_fn(self, f, 1, "run"))
+                } else if let Some(d) = &s.ask {
+                    let player = match &s.player {
+                        None => PlayerSel::Current,
+                        Some(p) if p.get_ref() == "current" => PlayerSel::Current,
+                        Some(p) => PlayerSel::Script(check_fn(self, p, 1, "player")),
+                    };
+                    StepKind::Ask(decision_ref(self, d), player)
+                } else if let Some(d) = &s.commit {
+                    let players = match &s.players {
+                        None => PlayersSel::All,
+                        Some(p) if p.get_ref() == "all" => PlayersSel::All,
+                        Some(p) => PlayersSel::Script(check_fn(self, p, 1, "players")),
+                    };
+                    StepKind::Commit(decision_ref(self, d), players)
+                } else if let Some(ph) = &s.phase {
+                    StepKind::Phase(r.phase(ph.get_ref()).unwrap_or_else(|m| {
+                        self.error("E0310", m, Some(ph.span()));
+                        0
+                    }))
+                } else {
+                    let m = s.move_.as_ref().expect("checked above");
+                    match (&m.from, &m.to) {
+                        (Some(from), Some(to)) => StepKind::Move {
+                            from: zone_ref(self, &r, from),
+                            to: zone_ref(self, &r, to),
+                            count: m.count.unwrap_or(1) as usize,
+                            deal: m.deal,
+                        },
+                        _ => {
+                            self.error_at(
+                                "E0331",
+                                format!("phase `{name}`: a move step needs `from` and `to`"),
+                                None,
+                            );
+                            continue;
+                        }
+                    }
+                };
+                let condition = s.if_.as_ref().map(|f| check_fn(self, f, 1, "if"));
+                steps.push(StepInfo { kind, condition });
+            }
+            let repeat = match (&p.repeat, &p.repeat_while) {
+                (None, None) => Repeat::Once,
+                (Some(_), Some(_)) => {
+                    self.error_at(
+                        "E0332",
+                        format!("phase `{name}`: use `repeat` or `repeat_while`, not both"),
+                        None,
+                    );
+                    Repeat::Once
+                }
+                (None, Some(w)) => Repeat::While(check_fn(self, w, 1, "repeat_while")),
+                (Some(n), None) => match n {
+                    toml::Value::Integer(i) if *i >= 0 => Repeat::Times(*i as u32),
+                    toml::Value::String(p) => {
+                        match r.params.get(p).and_then(|p| p.value.as_int()) {
+                            Some(i) if i >= 0 => Repeat::Times(i as u32),
+                            _ => {
+                                self.error_at("E0333", format!("phase `{name}`: `repeat` names `{p}`, which is not an integer parameter"), None);
+                                Repeat::Once
+                            }
+                        }
+                    }
+                    _ => {
+                        self.error_at("E0333", format!("phase `{name}`: `repeat` must be a non-negative integer or a parameter name"), None);
+                        Repeat::Once
+                    }
+                },
+            };
+            let counter = p.counter.as_ref().map(|c| {
+                r.track(c.get_ref()).unwrap_or_else(|m| {
+                    self.error("E0310", m, Some(c.span()));
+                    0
+                })
+            });
+            r.phases.push(PhaseInfo {
+                name: name.clone(),
+                steps,
+                for_each_player: p.for_each_player,
+                repeat,
+                counter,
+            });
+        }
+        r.setup = f.flow.setup.as_ref().map(|s| check_fn(self, s, 1, "setup"));
+        r.winners = f
+            .flow
+            .winners
+            .as_ref()
+            .map(|s| check_fn(self, s, 1, "winners"));
+        match &f.flow.start {
+            Some(s) => {
+                r.start = r.phase(s.get_ref()).unwrap_or_else(|m| {
+                    self.error("E0310", m, Some(s.span()));
+                    0
+                })
+            }
+            None => {
+                self.error_at(
+                    "E0334",
+                    "`[flow]` needs `start`, the phase play begins in",
+                    None,
+                );
+            }
+        }
+        r.score = f.game.score.as_ref().map(|s| {
+            r.track(s.get_ref()).unwrap_or_else(|m| {
+                self.error("E0310", m, Some(s.span()));
+                0
+            })
+        });
+        if let Some(s) = r.score {
+            if !r.tracks[s].per_player {
+                self.error_at("E0335", "`[game] score` must name a per-player track", None);
+            }
+        }
+        r
+    }
+}
+
+fn deserialize_value<T: serde::de::DeserializeOwned>(
+    v: Spanned<DeValue<'static>>,
+) -> Result<T, toml::de::Error> {
+    let span = v.span();
+    match v.into_inner() {
+        DeValue::Table(t) => T::deserialize(toml::de::Deserializer::from(Spanned::new(span, t))),
+        other => T::deserialize(toml::de::ValueDeserializer::from(Spanned::new(span, other))),
+    }
+}
+
+fn parse_param(text: &str, p: &ParamInfo) -> Result<Value, String> {
+    let v = if let Ok(i) = text.parse::<i64>() {
+        Value::Int(i)
+    } else if text == "true" || text == "false" {
+        Value::Bool(text == "true")
+    } else {
+        Value::Str(text.to_string())
+    };
+    match (&p.value, &v) {
+        (Value::Int(_), Value::Int(_))
+        | (Value::Bool(_), Value::Bool(_))
+        | (Value::Str(_), Value::Str(_))
+        | (Value::Unit, _) => {}
+        (Value::List(_), _) => {
+            let items = text
+                .split(',')
+                .map(|s| Value::Str(s.trim().to_string()))
+                .collect();
+            return Ok(Value::List(items));
+        }
+        (expected, _) => return Err(format!("expected a value like `{expected}`")),
+    }
+    if let Value::Int(i) = v {
+        if p.min.is_some_and(|m| i < m) || p.max.is_some_and(|m| i > m) {
+            return Err(format!(
+                "must be between {} and {}",
+                p.min.map_or("-inf".into(), |m| m.to_string()),
+                p.max.map_or("inf".into(), |m| m.to_string())
+            ));
+        }
+    }
+    if let Some(c) = &p.choices {
+        if !c.contains(&v) {
+            return Err(format!(
+                "must be one of {}",
+                c.iter()
+                    .map(|c| c.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    Ok(v)
+}
+
+fn folder_name(folder: &Path) -> String {
+    folder
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| folder.display().to_string())
+}
+
+fn rhai_files(folder: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "rhai"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn available_variants(layers: &[Layer]) -> Vec<VariantInfo> {
+    let mut out: Vec<VariantInfo> = Vec::new();
+    for l in layers {
+        for p in std::fs::read_dir(l.folder.join("variants"))
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+        {
+            if p.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let description = std::fs::read_to_string(&p)
+                .ok()
+                .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+                .and_then(|t| {
+                    t.get("variant")?
+                        .get("description")?
+                        .as_str()
+                        .map(str::to_string)
+                })
+                .unwrap_or_default();
+            out.retain(|v| v.name != name);
+            out.push(VariantInfo { name, description });
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+fn get<'a>(t: &'a Table, path: &[&str]) -> Option<&'a Spanned<DeValue<'static>>> {
+    let (first, rest) = path.split_first()?;
+    let v = t.get(*first)?;
+    if rest.is_empty() {
+        return Some(v);
+    }
+    match v.get_ref() {
+        DeValue::Table(t) => get(t, rest),
+        _ => None,
+    }
+}
+
+fn get_str(t: &Table, path: &[&str]) -> Option<Ref> {
+    let v = get(t, path)?;
+    v.get_ref()
+        .as_str()
+        .map(|s| Spanned::new(v.span(), s.to_string()))
+}
+
+fn get_str_list(t: &Table, path: &[&str]) -> Vec<Ref> {
+    match get(t, path).map(Spanned::get_ref) {
+        Some(DeValue::Array(a)) => a
+            .iter()
+            .filter_map(|v| {
+                v.get_ref()
+                    .as_str()
+                    .map(|s| Spanned::new(v.span(), s.to_string()))
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The `[game] scripts` list of the layer being read, resolved against its folder.
+fn get_str_list_opt(t: &Table, folder: &Path, l: &mut Loader) -> Option<Vec<PathBuf>> {
+    get(t, &["game", "scripts"])?;
+    let list = get_str_list(t, &["game", "scripts"]);
+    let mut out = Vec::new();
+    for s in list {
+        let p = folder.join(s.get_ref());
+        if p.is_file() {
+            out.push(p);
+        } else if let Some(p) = folder
+            .parent()
+            .map(|f| f.join(s.get_ref()))
+            .filter(|p| p.is_file())
+        {
+            out.push(p);
+        } else {
+            l.error(
+                "E0003",
+                format!("script `{}` not found", s.get_ref()),
+                Some(s.span()),
+            );
+        }
+    }
+    Some(out)
+}
+
+/// Shifts every span in a parsed TOML value by `base`, making it global.
+fn shift(v: Spanned<DeValue<'static>>, base: usize) -> Spanned<DeValue<'static>> {
+    let span = v.span();
+    let span = span.start + base..span.end + base;
+    let inner = match v.into_inner() {
+        DeValue::Table(t) => {
+            let mut out = DeTable::new();
+            for (k, v) in t {
+                let ks = k.span();
+                out.insert(
+                    Spanned::new(ks.start + base..ks.end + base, k.into_inner()),
+                    shift(v, base),
+                );
+            }
+            DeValue::Table(out)
+        }
+        DeValue::Array(a) => DeValue::Array(a.into_iter().map(|v| shift(v, base)).collect()),
+        other => other,
+    };
+    Spanned::new(span, inner)
+}
+
+/// Deep-merges an overlay into a base: tables merge key by key, anything else is replaced.
+fn merge(base: &mut Table, overlay: Table) {
+    for (k, v) in overlay {
+        let key: &str = k.get_ref();
+        match (base.get_mut(key).map(Spanned::get_mut), v) {
+            (Some(DeValue::Table(b)), v) if matches!(v.get_ref(), DeValue::Table(_)) => {
+                if let DeValue::Table(o) = v.into_inner() {
+                    merge(b, o);
+                }
+            }
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &'static str) -> Table {
+        let t = DeTable::parse(text).unwrap();
+        match shift(Spanned::new(t.span(), DeValue::Table(t.into_inner())), 0).into_inner() {
+            DeValue::Table(t) => t,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn overlay_merges_tables_and_replaces_values() {
+        let mut base = parse("[a]\nx = 1\ny = [1, 2]\n[b]\nz = 'q'\n");
+        merge(&mut base, parse("[a]\ny = [3]\nw = 0x10\n"));
+        let v: toml::Table = deserialize_value(Spanned::new(0..0, DeValue::Table(base))).unwrap();
+        assert_eq!(v["a"]["x"].as_integer(), Some(1));
+        assert_eq!(v["a"]["y"].as_array().unwrap().len(), 1);
+        assert_eq!(v["a"]["w"].as_integer(), Some(16));
+        assert_eq!(v["b"]["z"].as_str(), Some("q"));
+    }
+}

@@ -1,0 +1,382 @@
+//! [`Rules`]: a loaded game after checking, with every name resolved to an index. This is the
+//! static half of a game; [`crate::State`] is the changing half.
+
+use crate::def::{Overflow, Visibility};
+use crate::value::Value;
+use indexmap::IndexMap;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// A script function named in a game file, resolved against the compiled scripts.
+#[derive(Clone, Debug)]
+pub struct FnRef {
+    /// Function name.
+    pub name: String,
+    /// Whether the function takes the optional trailing `ctx` argument.
+    pub with_ctx: bool,
+}
+
+/// A component type.
+#[derive(Clone, Debug)]
+pub struct ComponentType {
+    /// Type name.
+    pub name: String,
+    /// Label template.
+    pub label: Option<String>,
+}
+
+/// One component instance declared in TOML (script-created ones are added at setup).
+#[derive(Clone, Debug)]
+pub struct DeclaredComponent {
+    /// Type index.
+    pub kind: usize,
+    /// Explicit id, if given.
+    pub id: Option<String>,
+    /// Properties.
+    pub props: IndexMap<String, Value>,
+    /// Starting zone, if any.
+    pub zone: Option<usize>,
+}
+
+/// A zone declaration.
+#[derive(Clone, Debug)]
+pub struct ZoneInfo {
+    /// Name.
+    pub name: String,
+    /// One per player.
+    pub per_player: bool,
+    /// Order matters.
+    pub ordered: bool,
+    /// Declared visibility.
+    pub visible: Visibility,
+    /// Maximum size.
+    pub capacity: Option<usize>,
+    /// Behaviour when full.
+    pub overflow: Overflow,
+    /// Where pushed-out components go.
+    pub overflow_to: Option<usize>,
+}
+
+/// A track (or counter) declaration.
+#[derive(Clone, Debug)]
+pub struct TrackInfo {
+    /// Name.
+    pub name: String,
+    /// One value per player.
+    pub per_player: bool,
+    /// Start value.
+    pub start: i64,
+    /// Bounds.
+    pub min: Option<i64>,
+    /// Bounds.
+    pub max: Option<i64>,
+    /// Visibility.
+    pub visible: Visibility,
+    /// Per-space data.
+    pub spaces: Vec<Value>,
+}
+
+/// A script variable declaration.
+#[derive(Clone, Debug)]
+pub struct VarInfo {
+    /// Name.
+    pub name: String,
+    /// One value per player.
+    pub per_player: bool,
+    /// Initial value.
+    pub default: Value,
+    /// Visibility.
+    pub visible: Visibility,
+}
+
+/// Where a decision's options come from.
+#[derive(Clone, Debug)]
+pub enum OptionSource {
+    /// Components of a zone, optionally filtered.
+    Zone {
+        /// Zone index.
+        zone: usize,
+        /// Filter predicate.
+        filter: Option<FnRef>,
+    },
+    /// A script that returns option maps.
+    Script(FnRef),
+}
+
+/// A decision declaration.
+#[derive(Clone, Debug)]
+pub struct DecisionInfo {
+    /// Name.
+    pub name: String,
+    /// Prompt.
+    pub prompt: String,
+    /// Option source.
+    pub source: OptionSource,
+    /// Label template for component options.
+    pub label: Option<String>,
+    /// After a single choice.
+    pub then: Option<FnRef>,
+    /// After all commits are revealed.
+    pub reveal: Option<FnRef>,
+    /// Never revealed publicly.
+    pub secret: bool,
+    /// Automatic answer.
+    pub auto: Option<FnRef>,
+    /// Which seats answer automatically (all, when `auto` is set and this is not).
+    pub auto_if: Option<FnRef>,
+}
+
+/// Who is asked in an `ask` step.
+#[derive(Clone, Debug)]
+pub enum PlayerSel {
+    /// The current player.
+    Current,
+    /// A script's answer.
+    Script(FnRef),
+}
+
+/// Who commits in a `commit` step.
+#[derive(Clone, Debug)]
+pub enum PlayersSel {
+    /// Every player.
+    All,
+    /// A script's answer.
+    Script(FnRef),
+}
+
+/// What a step does.
+#[derive(Clone, Debug)]
+pub enum StepKind {
+    /// Run a script.
+    Run(FnRef),
+    /// Ask one player.
+    Ask(usize, PlayerSel),
+    /// Ask several players at once, hidden.
+    Commit(usize, PlayersSel),
+    /// Enter a phase.
+    Phase(usize),
+    /// Move components.
+    Move {
+        /// Source zone.
+        from: usize,
+        /// Destination zone.
+        to: usize,
+        /// How many.
+        count: usize,
+        /// To every player.
+        deal: bool,
+    },
+}
+
+/// A step with its optional condition.
+#[derive(Clone, Debug)]
+pub struct StepInfo {
+    /// What to do.
+    pub kind: StepKind,
+    /// Skip unless this holds.
+    pub condition: Option<FnRef>,
+}
+
+/// How often a phase repeats.
+#[derive(Clone, Debug)]
+pub enum Repeat {
+    /// Once.
+    Once,
+    /// A fixed number of passes.
+    Times(u32),
+    /// While a predicate holds.
+    While(FnRef),
+}
+
+/// A phase declaration.
+#[derive(Clone, Debug)]
+pub struct PhaseInfo {
+    /// Name.
+    pub name: String,
+    /// Steps.
+    pub steps: Vec<StepInfo>,
+    /// Once per player in turn order.
+    pub for_each_player: bool,
+    /// Repetition.
+    pub repeat: Repeat,
+    /// Track holding the pass number.
+    pub counter: Option<usize>,
+}
+
+/// A variant a game offers.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct VariantInfo {
+    /// Name (file stem).
+    pub name: String,
+    /// Description.
+    pub description: String,
+}
+
+/// A parameter with its resolved value.
+#[derive(Clone, Debug)]
+pub struct ParamInfo {
+    /// Value in force.
+    pub value: Value,
+    /// Description.
+    pub description: String,
+    /// Bounds.
+    pub min: Option<i64>,
+    /// Bounds.
+    pub max: Option<i64>,
+    /// Closed list of allowed values.
+    pub choices: Option<Vec<Value>>,
+}
+
+/// The static, checked description of a game.
+#[derive(Clone, Debug, Default)]
+pub struct Rules {
+    /// Short name.
+    pub name: String,
+    /// Title.
+    pub title: String,
+    /// Description.
+    pub description: String,
+    /// Game folder.
+    pub folder: PathBuf,
+    /// Player counts.
+    pub min_players: usize,
+    /// Player counts.
+    pub max_players: usize,
+    /// Seat names.
+    pub seat_names: Vec<String>,
+    /// Variants applied.
+    pub variants: Vec<String>,
+    /// Variants available.
+    pub available_variants: Vec<VariantInfo>,
+    /// Parameters.
+    pub params: IndexMap<String, ParamInfo>,
+    /// Component types.
+    pub component_types: Vec<ComponentType>,
+    /// Declared instances.
+    pub components: Vec<DeclaredComponent>,
+    /// Zones.
+    pub zones: Vec<ZoneInfo>,
+    /// Tracks.
+    pub tracks: Vec<TrackInfo>,
+    /// Variables.
+    pub vars: Vec<VarInfo>,
+    /// Data tables.
+    pub tables: IndexMap<String, Value>,
+    /// Decisions.
+    pub decisions: Vec<DecisionInfo>,
+    /// Phases.
+    pub phases: Vec<PhaseInfo>,
+    /// Setup script.
+    pub setup: Option<FnRef>,
+    /// Starting phase.
+    pub start: usize,
+    /// Winner script.
+    pub winners: Option<FnRef>,
+    /// Score track.
+    pub score: Option<usize>,
+    /// Step limit.
+    pub max_steps: u64,
+    /// Name lookups.
+    pub index: Index,
+}
+
+/// Name → index lookups.
+#[derive(Clone, Debug, Default)]
+pub struct Index {
+    /// Zones.
+    pub zones: HashMap<String, usize>,
+    /// Tracks.
+    pub tracks: HashMap<String, usize>,
+    /// Variables.
+    pub vars: HashMap<String, usize>,
+    /// Decisions.
+    pub decisions: HashMap<String, usize>,
+    /// Phases.
+    pub phases: HashMap<String, usize>,
+    /// Component types.
+    pub component_types: HashMap<String, usize>,
+}
+
+impl Rules {
+    /// Seat name for display.
+    pub fn seat_name(&self, player: usize) -> String {
+        self.seat_names
+            .get(player)
+            .cloned()
+            .unwrap_or_else(|| format!("P{}", player + 1))
+    }
+
+    /// Zone index by name.
+    pub fn zone(&self, name: &str) -> Result<usize, String> {
+        self.index
+            .zones
+            .get(name)
+            .copied()
+            .ok_or_else(|| unknown("zone", name, self.index.zones.keys()))
+    }
+
+    /// Track index by name.
+    pub fn track(&self, name: &str) -> Result<usize, String> {
+        self.index
+            .tracks
+            .get(name)
+            .copied()
+            .ok_or_else(|| unknown("track", name, self.index.tracks.keys()))
+    }
+
+    /// Variable index by name.
+    pub fn var(&self, name: &str) -> Result<usize, String> {
+        self.index
+            .vars
+            .get(name)
+            .copied()
+            .ok_or_else(|| unknown("var", name, self.index.vars.keys()))
+    }
+
+    /// Decision index by name.
+    pub fn decision(&self, name: &str) -> Result<usize, String> {
+        self.index
+            .decisions
+            .get(name)
+            .copied()
+            .ok_or_else(|| unknown("decision", name, self.index.decisions.keys()))
+    }
+
+    /// Phase index by name.
+    pub fn phase(&self, name: &str) -> Result<usize, String> {
+        self.index
+            .phases
+            .get(name)
+            .copied()
+            .ok_or_else(|| unknown("phase", name, self.index.phases.keys()))
+    }
+
+    /// Component type index by name.
+    pub fn component_type(&self, name: &str) -> Result<usize, String> {
+        self.index
+            .component_types
+            .get(name)
+            .copied()
+            .ok_or_else(|| unknown("component type", name, self.index.component_types.keys()))
+    }
+}
+
+/// "unknown zone `x` (did you mean `y`?)"
+pub fn unknown<'a>(what: &str, name: &str, known: impl Iterator<Item = &'a String>) -> String {
+    let known: Vec<&str> = known.map(String::as_str).collect();
+    match crate::diag::did_you_mean(name, known.iter().copied()) {
+        Some(s) => format!("unknown {what} `{name}` (did you mean `{s}`?)"),
+        None => {
+            let mut k = known.clone();
+            k.sort();
+            format!(
+                "unknown {what} `{name}`; known: {}",
+                if k.is_empty() {
+                    "none".into()
+                } else {
+                    k.join(", ")
+                }
+            )
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! The Rhai host: compiles a game's scripts once, calls script functions with a handle onto
+//! the state (never a copy of it), enforces limits, and turns script failures into located
+//! errors. The functions scripts can call are registered in [`crate::api`].
+
+use crate::diag::Location;
+use crate::log::Event;
+use crate::rules::{FnRef, Rules};
+use crate::state::{Frame, State};
+use crate::value::Value;
+use rhai::{CallFnOptions, Dynamic, Engine, EvalAltResult, Scope, AST};
+use std::collections::HashSet;
+use std::fmt;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// Operation budget of one script call: enough for any sane rule, small enough that an
+/// endless loop stops in well under a second.
+pub const MAX_OPERATIONS: u64 = 5_000_000;
+
+/// A game's compiled scripts.
+pub struct Scripts {
+    engine: Engine,
+    ast: AST,
+}
+
+/// A syntax error in a script file.
+#[derive(Debug, Clone)]
+pub struct SyntaxError {
+    /// What is wrong.
+    pub message: String,
+    /// Where.
+    pub location: Location,
+}
+
+/// A script that failed while running.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptError {
+    /// The function the engine called.
+    pub function: String,
+    /// What went wrong.
+    pub message: String,
+    /// Where in which file, when known.
+    pub location: Option<Location>,
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.location {
+            Some(l) => write!(
+                f,
+                "{l}: script `{}` failed: {}",
+                self.function, self.message
+            ),
+            None => write!(f, "script `{}` failed: {}", self.function, self.message),
+        }
+    }
+}
+
+/// What a script call works on: the state, plus what the call adds to the log and the flow.
+pub struct Work {
+    /// The state being changed.
+    pub state: State,
+    /// Events produced.
+    pub events: Vec<Event>,
+    /// Steps pushed by the script, in the order pushed.
+    pub pushed: Vec<Frame>,
+    /// Whether to record events.
+    pub logging: bool,
+}
+
+/// The `game` value scripts receive: a handle onto the state of the call in progress.
+#[derive(Clone)]
+pub struct GameHandle {
+    pub(crate) rules: Arc<Rules>,
+    pub(crate) work: Arc<Mutex<Option<Work>>>,
+}
+
+impl GameHandle {
+    /// Runs `f` on the rules and the work of this call; its `Err` becomes a script error.
+    pub(crate) fn with<T>(
+        &self,
+        f: impl FnOnce(&Rules, &mut Work) -> Result<T, String>,
+    ) -> Result<T, Box<EvalAltResult>> {
+        let mut guard = self
+            .work
+            .lock()
+            .map_err(|_| runtime("game state is poisoned"))?;
+        let work = guard.as_mut().ok_or_else(|| {
+            runtime("the game handle is no longer valid outside the call it was given to")
+        })?;
+        f(&self.rules, work).map_err(runtime)
+    }
+}
+
+/// A runtime error for a script.
+pub(crate) fn runtime(msg: impl Into<String>) -> Box<EvalAltResult> {
+    Box::new(EvalAltResult::ErrorRuntime(
+        Dynamic::from(msg.into()),
+        rhai::Position::NONE,
+    ))
+}
+
+impl Default for Scripts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Scripts {
+    /// An empty script set with the full game API registered and the sandbox limits set.
+    pub fn new() -> Self {
+        let mut engine = Engine::new();
+        engine.set_max_operations(MAX_OPERATIONS);
+        engine.set_max_call_levels(64);
+        engine.set_max_expr_depths(128, 64);
+        engine.set_max_string_size(1 << 20);
+        engine.set_max_array_size(100_000);
+        engine.set_max_map_size(10_000);
+        engine.disable_symbol("eval");
+        engine.on_print(|s| eprintln!("[script] {s}"));
+        engine
+            .on_debug(|s, src, pos| eprintln!("[script debug] {}:{pos}: {s}", src.unwrap_or("?")));
+        crate::api::register(&mut engine);
+        Scripts {
+            engine,
+            ast: AST::empty(),
+        }
+    }
+
+    /// Compiles one file and adds its functions, replacing same-named ones already added.
+    pub fn add(&mut self, path: &Path, text: &str) -> Result<(), SyntaxError> {
+        let mut ast = self.engine.compile(text).map_err(|e| SyntaxError {
+            message: e.0.to_string(),
+            location: Location {
+                file: path.to_path_buf(),
+                line: e.1.line().unwrap_or(1),
+                column: e.1.position().unwrap_or(1),
+            },
+        })?;
+        ast.set_source(path.display().to_string());
+        self.ast = self.ast.merge(&ast);
+        Ok(())
+    }
+
+    /// Every script function as `(name, number of parameters)`.
+    pub fn function_arities(&self) -> HashSet<(String, usize)> {
+        self.ast
+            .iter_functions()
+            .map(|f| (f.name.to_string(), f.params.len()))
+            .collect()
+    }
+
+    /// Calls a script function with `game` first, then `args`, then `ctx` if the function
+    /// takes it. Returns the work (changed or not) and the result.
+    pub fn call(
+        &self,
+        rules: &Arc<Rules>,
+        work: Work,
+        f: &FnRef,
+        args: Vec<Dynamic>,
+        ctx: &Value,
+    ) -> (Work, Result<Dynamic, ScriptError>) {
+        let handle = GameHandle {
+            rules: rules.clone(),
+            work: Arc::new(Mutex::new(Some(work))),
+        };
+        let mut all = Vec::with_capacity(args.len() + 2);
+        all.push(Dynamic::from(handle.clone()));
+        all.extend(args);
+        if f.with_ctx {
+            all.push(ctx.to_dynamic());
+        }
+        let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
+        let result = self.engine.call_fn_with_options::<Dynamic>(
+            options,
+            &mut Scope::new(),
+            &self.ast,
+            &f.name,
+            all,
+        );
+        let work = handle
+            .work
+            .lock()
+            .ok()
+            .and_then(|mut g| g.take())
+            .expect("script work is returned after the call");
+        (work, result.map_err(|e| describe(&f.name, &e)))
+    }
+}
+
+/// Turns a Rhai error into a located script error: the innermost failing position, in the file
+/// of the innermost function it happened in.
+fn describe(function: &str, err: &EvalAltResult) -> ScriptError {
+    let mut source: Option<String> = None;
+    let mut e = err;
+    let mut trail = Vec::new();
+    loop {
+        match e {
+            EvalAltResult::ErrorInFunctionCall(name, src, inner, _) => {
+                if !src.is_empty() {
+                    source = Some(src.clone());
+                }
+                trail.push(name.clone());
+                e = inner;
+            }
+            _ => break,
+        }
+    }
+    let pos = e.position();
+    let mut message = match e {
+        EvalAltResult::ErrorRuntime(d, _) => d.to_string(),
+        EvalAltResult::ErrorTooManyOperations(_) => {
+            format!(
+                "exceeded the budget of {MAX_OPERATIONS} operations in one call (an endless loop?)"
+            )
+        }
+        other => {
+            let text = other.to_string();
+            match text.rfind(" (line ") {
+                Some(i) => text[..i].to_string(),
+                None => text,
+            }
+        }
+    };
+    if trail.len() > 1 {
+        message.push_str(&format!(" (in {})", trail.join(" -> ")));
+    }
+    let location = match (source, pos.line()) {
+        (Some(src), Some(line)) => Some(Location {
+            file: src.into(),
+            line,
+            column: pos.position().unwrap_or(1),
+        }),
+        _ => None,
+    };
+    ScriptError {
+        function: function.to_string(),
+        message,
+        location,
+    }
+}
+
+impl Work {
+    /// Work on a state, recording events if `logging`.
+    pub fn new(state: State, logging: bool) -> Work {
+        Work {
+            state,
+            events: Vec::new(),
+            pushed: Vec::new(),
+            logging,
+        }
+    }
+
+    /// A stand-in while the real work is lent to a script.
+    pub(crate) fn placeholder() -> Work {
+        Work::new(State::empty(), false)
+    }
+}

@@ -1,0 +1,324 @@
+//! [`Session`]: one game being played. The narrow interface every front end, bot, test and
+//! replay uses: who must decide, their legal options, applying a decision, the view of a
+//! seat, the log and the outcome.
+
+use crate::error::PlayError;
+use crate::log::{Event, EventKind};
+use crate::script::Work;
+use crate::state::{Outcome, State};
+use crate::view::View;
+use crate::Game;
+use serde::Serialize;
+
+/// A legal option of a pending decision, as shown to the player who must choose.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OptionInfo {
+    /// Stable id (use it in transcripts and scenarios).
+    pub id: String,
+    /// Human label.
+    pub label: String,
+}
+
+/// One applied decision, as recorded for replay.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Move {
+    /// Seat.
+    pub player: usize,
+    /// Option id.
+    pub option: String,
+}
+
+/// A game in progress.
+pub struct Session<'g> {
+    game: &'g Game,
+    state: State,
+    log: Vec<Event>,
+    history: Vec<Move>,
+    logging: bool,
+    seed: u64,
+}
+
+impl<'g> Session<'g> {
+    /// Starts a game: creates the state, runs setup and the flow up to the first decision.
+    pub fn new(
+        game: &'g Game,
+        players: usize,
+        seed: u64,
+        logging: bool,
+    ) -> Result<Session<'g>, PlayError> {
+        let r = &game.rules;
+        if players < r.min_players || players > r.max_players {
+            return Err(PlayError::Players(format!(
+                "{} is for {}–{} players, not {players}",
+                r.title, r.min_players, r.max_players
+            )));
+        }
+        let mut work = Work::new(State::new(r, players, seed), logging);
+        work.state.stack.push(crate::state::Frame::Phase {
+            phase: r.start,
+            step: 0,
+            pos: 0,
+            pass: 0,
+            begun: false,
+        });
+        if let Some(setup) = &r.setup {
+            let _ = game.call(&mut work, setup, vec![], &crate::value::Value::Unit)?;
+        }
+        game.advance(&mut work)?;
+        Ok(Session {
+            game,
+            state: work.state,
+            log: work.events,
+            history: Vec::new(),
+            logging,
+            seed,
+        })
+    }
+
+    /// The game being played.
+    pub fn game(&self) -> &'g Game {
+        self.game
+    }
+
+    /// The seed the game started with.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Number of seats.
+    pub fn players(&self) -> usize {
+        self.state.players
+    }
+
+    /// The full state (omniscient: for tests, hashing and tools, never for players or bots).
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// Decisions applied so far.
+    pub fn history(&self) -> &[Move] {
+        &self.history
+    }
+
+    /// The whole event log (omniscient; see [`Session::log_for`]).
+    pub fn log(&self) -> &[Event] {
+        &self.log
+    }
+
+    /// The log as one seat may read it.
+    pub fn log_for(&self, viewer: Option<usize>) -> Vec<String> {
+        crate::log::redacted_lines(&self.log, viewer)
+    }
+
+    /// The outcome, once the game is over.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.state.outcome.as_ref()
+    }
+
+    /// True once the game is over.
+    pub fn is_over(&self) -> bool {
+        self.state.outcome.is_some()
+    }
+
+    /// Seats that must decide now (for a hidden commit: those who have not committed yet).
+    pub fn to_act(&self) -> Vec<usize> {
+        match &self.state.pending {
+            None => Vec::new(),
+            Some(p) => p
+                .players
+                .iter()
+                .zip(&p.chosen)
+                .filter(|(_, c)| c.is_none())
+                .map(|(p, _)| *p)
+                .collect(),
+        }
+    }
+
+    /// The name and prompt of the pending decision.
+    pub fn prompt(&self) -> Option<(&str, &str)> {
+        let p = self.state.pending.as_ref()?;
+        let d = &self.game.rules.decisions[p.decision];
+        Some((&d.name, &d.prompt))
+    }
+
+    /// Whether the pending decision is a simultaneous hidden commit.
+    pub fn is_commit(&self) -> bool {
+        self.state.pending.as_ref().is_some_and(|p| p.commit)
+    }
+
+    /// Number of legal options for a seat (0 if it need not decide).
+    pub fn option_count(&self, player: usize) -> usize {
+        self.slot(player)
+            .map(|(p, s)| p.options[s].len())
+            .unwrap_or(0)
+    }
+
+    /// Legal options of a seat that must decide now.
+    pub fn options(&self, player: usize) -> Vec<OptionInfo> {
+        let Some((p, s)) = self.slot(player) else {
+            return Vec::new();
+        };
+        p.options[s]
+            .iter()
+            .map(|c| OptionInfo {
+                id: self.game.choice_id(&self.state, c).to_string(),
+                label: self.game.choice_label(&self.state, p.decision, c),
+            })
+            .collect()
+    }
+
+    fn slot(&self, player: usize) -> Option<(&crate::state::Pending, usize)> {
+        let p = self.state.pending.as_ref()?;
+        let s = p.players.iter().position(|x| *x == player)?;
+        p.chosen[s].is_none().then_some((p, s))
+    }
+
+    /// What a seat sees.
+    pub fn view(&self, viewer: usize) -> View {
+        View::build(self.game, &self.state, Some(viewer))
+    }
+
+    /// What a spectator sees (public information only).
+    pub fn public_view(&self) -> View {
+        View::build(self.game, &self.state, None)
+    }
+
+    /// Applies a seat's choice, given by option id or, failing that, by exact label.
+    /// On any error the game is unchanged.
+    pub fn apply(&mut self, player: usize, option: &str) -> Result<(), PlayError> {
+        let idx = self.find_option(player, option)?;
+        self.apply_index(player, idx)
+    }
+
+    /// Finds the index of an option by id or label, or says why it is not legal.
+    pub fn find_option(&self, player: usize, option: &str) -> Result<usize, PlayError> {
+        let r = &self.game.rules;
+        let who = r.seat_name(player);
+        let Some(pending) = &self.state.pending else {
+            return Err(PlayError::Illegal(if self.is_over() {
+                "the game is over".into()
+            } else {
+                "no decision is pending".into()
+            }));
+        };
+        let d = &r.decisions[pending.decision];
+        let Some(slot) = pending.players.iter().position(|p| *p == player) else {
+            let waiting: Vec<String> = self.to_act().iter().map(|p| r.seat_name(*p)).collect();
+            return Err(PlayError::Illegal(format!(
+                "{who} does not decide now; `{}` waits for {}",
+                d.name,
+                waiting.join(", ")
+            )));
+        };
+        if pending.chosen[slot].is_some() {
+            return Err(PlayError::Illegal(format!(
+                "{who} has already committed to `{}`",
+                d.name
+            )));
+        }
+        let opts = &pending.options[slot];
+        if let Some(i) = opts
+            .iter()
+            .position(|c| self.game.choice_id(&self.state, c) == option)
+        {
+            return Ok(i);
+        }
+        let by_label: Vec<usize> = (0..opts.len())
+            .filter(|i| {
+                self.game
+                    .choice_label(&self.state, pending.decision, &opts[*i])
+                    == option
+            })
+            .collect();
+        if by_label.len() == 1 {
+            return Ok(by_label[0]);
+        }
+        let legal: Vec<String> = self
+            .options(player)
+            .iter()
+            .map(|o| {
+                if o.id == o.label {
+                    o.id.clone()
+                } else {
+                    format!("{} ({})", o.id, o.label)
+                }
+            })
+            .collect();
+        let why = if by_label.len() > 1 {
+            "matches several options by label"
+        } else {
+            "is not a legal option"
+        };
+        Err(PlayError::Illegal(format!(
+            "`{option}` {why} for {who} in `{}`; legal: {}",
+            d.name,
+            legal.join(", ")
+        )))
+    }
+
+    /// Applies a seat's choice by index into [`Session::options`].
+    pub fn apply_index(&mut self, player: usize, index: usize) -> Result<(), PlayError> {
+        let game = self.game;
+        let r = &game.rules;
+        let Some(slot) = self
+            .state
+            .pending
+            .as_ref()
+            .and_then(|p| p.players.iter().position(|x| *x == player))
+        else {
+            return Err(PlayError::Illegal(format!(
+                "{} does not decide now",
+                r.seat_name(player)
+            )));
+        };
+        let pending = self.state.pending.as_ref().expect("checked");
+        if pending.chosen[slot].is_some() || index >= pending.options[slot].len() {
+            return Err(PlayError::Illegal(format!(
+                "option {index} is not legal for {}",
+                r.seat_name(player)
+            )));
+        }
+        let id = game
+            .choice_id(&self.state, &pending.options[slot][index])
+            .to_string();
+        let remaining = pending.chosen.iter().filter(|c| c.is_none()).count();
+        if pending.commit && remaining > 1 {
+            // Recording one hidden commit cannot fail and runs no script: no copy needed.
+            if self.logging {
+                let who = r.seat_name(player);
+                let label =
+                    game.choice_label(&self.state, pending.decision, &pending.options[slot][index]);
+                let name = &r.decisions[pending.decision].name;
+                self.log.push(Event::private(
+                    EventKind::Commit,
+                    vec![player],
+                    format!("{who} committed {label} ({name})"),
+                    Some(format!("{who} committed ({name})")),
+                ));
+            }
+            self.state.pending.as_mut().expect("checked").chosen[slot] = Some(index);
+            self.history.push(Move { player, option: id });
+            return Ok(());
+        }
+        let mut work = Work::new(self.state.clone(), self.logging);
+        if pending.commit && self.logging {
+            let who = r.seat_name(player);
+            let label =
+                game.choice_label(&self.state, pending.decision, &pending.options[slot][index]);
+            let name = &r.decisions[pending.decision].name;
+            work.events.push(Event::private(
+                EventKind::Commit,
+                vec![player],
+                format!("{who} committed {label} ({name})"),
+                Some(format!("{who} committed ({name})")),
+            ));
+        }
+        work.state.pending.as_mut().expect("checked").chosen[slot] = Some(index);
+        game.resolve(&mut work)?;
+        game.advance(&mut work)?;
+        self.state = work.state;
+        self.log.extend(work.events);
+        self.history.push(Move { player, option: id });
+        Ok(())
+    }
+}

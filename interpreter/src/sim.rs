@@ -1,0 +1,263 @@
+//! Simulation: many seeded games played by bots, in parallel if asked, summarised. The
+//! summary depends only on the game, the options, the seed and the bot, never on `jobs`.
+
+use crate::bot::{make_bot, SeatObservation};
+use crate::error::PlayError;
+use crate::rng::derive_seed;
+use crate::session::Move;
+use crate::Game;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// How to simulate.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Seats.
+    pub players: usize,
+    /// Number of games.
+    pub games: u64,
+    /// Series seed (game `i` uses [`derive_seed`]`(seed, i)`).
+    pub seed: u64,
+    /// Bot name for every seat.
+    pub bot: String,
+    /// Worker threads.
+    pub jobs: usize,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameRecord {
+    /// Index in the series.
+    pub index: u64,
+    /// The game's own seed.
+    pub seed: u64,
+    /// Winners.
+    pub winners: Vec<usize>,
+    /// Final scores.
+    pub scores: Vec<i64>,
+    /// Decisions taken.
+    pub decisions: u64,
+    /// Every decision, for recording.
+    #[serde(skip)]
+    pub moves: Vec<Move>,
+}
+
+/// A game of a series that failed, with what reproduces it.
+#[derive(Clone, Debug)]
+pub struct SimFailure {
+    /// Index in the series.
+    pub index: u64,
+    /// The game's own seed.
+    pub seed: u64,
+    /// Decisions applied before the failure.
+    pub moves: Vec<Move>,
+    /// The error.
+    pub error: PlayError,
+}
+
+impl std::fmt::Display for SimFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "game {} (seed {}) failed after {} decisions: {}",
+            self.index,
+            self.seed,
+            self.moves.len(),
+            self.error
+        )?;
+        if let Some(m) = self.moves.last() {
+            write!(
+                f,
+                "\n  last decision: P{} chose `{}`",
+                m.player + 1,
+                m.option
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Statistics of a number series.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Stats {
+    /// Mean.
+    pub mean: f64,
+    /// Minimum.
+    pub min: i64,
+    /// Maximum.
+    pub max: i64,
+}
+
+impl Stats {
+    fn of(xs: impl Iterator<Item = i64> + Clone) -> Stats {
+        let n = xs.clone().count().max(1) as f64;
+        let sum: i64 = xs.clone().sum();
+        Stats {
+            mean: round3(sum as f64 / n),
+            min: xs.clone().min().unwrap_or(0),
+            max: xs.max().unwrap_or(0),
+        }
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// The summary `rulebook simulate` prints.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Summary {
+    /// Game name.
+    pub game: String,
+    /// Variants applied.
+    pub variants: Vec<String>,
+    /// Seats.
+    pub players: usize,
+    /// Games played.
+    pub games: u64,
+    /// Series seed.
+    pub seed: u64,
+    /// Bot.
+    pub bot: String,
+    /// Games won by each seat (a shared win counts for every winner).
+    pub wins_by_seat: Vec<u64>,
+    /// Fraction of games won by each seat.
+    pub win_rate_by_seat: Vec<f64>,
+    /// Games with more than one winner.
+    pub shared_wins: u64,
+    /// Games with no winner.
+    pub no_winner: u64,
+    /// Game length in decisions.
+    pub length: Stats,
+    /// Mean final score by seat (empty if the game has no score).
+    pub mean_score_by_seat: Vec<f64>,
+    /// Best minus worst final score in a game.
+    pub score_spread: Option<Stats>,
+}
+
+/// Plays one game with bots; returns its record or the failure that stopped it.
+pub fn play_one(
+    game: &Game,
+    players: usize,
+    index: u64,
+    seed: u64,
+    bot: &str,
+) -> Result<GameRecord, SimFailure> {
+    let fail = |moves: Vec<Move>, error| SimFailure {
+        index,
+        seed,
+        moves,
+        error,
+    };
+    let mut session = game
+        .start_quiet(players, seed)
+        .map_err(|e| fail(Vec::new(), e))?;
+    let mut bots = (0..players)
+        .map(|p| make_bot(bot, seed, p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| fail(Vec::new(), PlayError::Illegal(e)))?;
+    while !session.is_over() {
+        let Some(&p) = session.to_act().first() else {
+            return Err(fail(
+                session.history().to_vec(),
+                PlayError::Rule("the game is not over but nobody has to decide".into()),
+            ));
+        };
+        let choice = bots[p].choose(&SeatObservation::new(&session, p));
+        if let Err(e) = session.apply_index(p, choice) {
+            let mut moves = session.history().to_vec();
+            let options = session.options(p);
+            moves.push(Move {
+                player: p,
+                option: options
+                    .get(choice)
+                    .map(|o| o.id.clone())
+                    .unwrap_or_default(),
+            });
+            return Err(fail(moves, e));
+        }
+    }
+    let outcome = session.outcome().cloned().unwrap_or(crate::state::Outcome {
+        winners: vec![],
+        scores: vec![],
+    });
+    Ok(GameRecord {
+        index,
+        seed,
+        winners: outcome.winners,
+        scores: outcome.scores,
+        decisions: session.history().len() as u64,
+        moves: session.history().to_vec(),
+    })
+}
+
+/// Plays a series of games, calling `progress` after each. Records come back in series order
+/// whatever the number of jobs.
+pub fn run(
+    game: &Game,
+    cfg: &SimConfig,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Vec<GameRecord>, SimFailure> {
+    let one = |i: u64| {
+        let r = play_one(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bot);
+        progress();
+        r
+    };
+    let results: Vec<Result<GameRecord, SimFailure>> = if cfg.jobs <= 1 {
+        (0..cfg.games).map(one).collect()
+    } else {
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(cfg.jobs)
+            .build()
+        {
+            Ok(pool) => pool.install(|| (0..cfg.games).into_par_iter().map(one).collect()),
+            Err(_) => (0..cfg.games).map(one).collect(),
+        }
+    };
+    results.into_iter().collect()
+}
+
+/// Summarises a series.
+pub fn summarize(game: &Game, cfg: &SimConfig, records: &[GameRecord]) -> Summary {
+    let n = cfg.players;
+    let mut wins = vec![0u64; n];
+    let mut shared = 0;
+    let mut none = 0;
+    for r in records {
+        for w in &r.winners {
+            wins[*w] += 1;
+        }
+        match r.winners.len() {
+            0 => none += 1,
+            1 => {}
+            _ => shared += 1,
+        }
+    }
+    let games = records.len().max(1) as f64;
+    let has_scores = records.first().is_some_and(|r| r.scores.len() == n);
+    let mean_score_by_seat = if has_scores {
+        (0..n)
+            .map(|p| round3(records.iter().map(|r| r.scores[p] as f64).sum::<f64>() / games))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let spreads = records.iter().map(|r| {
+        r.scores.iter().max().copied().unwrap_or(0) - r.scores.iter().min().copied().unwrap_or(0)
+    });
+    Summary {
+        game: game.rules.name.clone(),
+        variants: game.rules.variants.clone(),
+        players: n,
+        games: records.len() as u64,
+        seed: cfg.seed,
+        bot: cfg.bot.clone(),
+        win_rate_by_seat: wins.iter().map(|w| round3(*w as f64 / games)).collect(),
+        wins_by_seat: wins,
+        shared_wins: shared,
+        no_winner: none,
+        length: Stats::of(records.iter().map(|r| r.decisions as i64)),
+        mean_score_by_seat,
+        score_spread: has_scores.then(|| Stats::of(spreads)),
+    }
+}

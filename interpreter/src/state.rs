@@ -1,0 +1,362 @@
+//! [`State`]: the changing half of a game (zones, tracks, variables, the flow stack, the
+//! pending decision and the random generator). Cloning a state is cheap: component data is
+//! shared until a script changes it.
+
+use crate::def::Visibility;
+use crate::rng::GameRng;
+use crate::rules::Rules;
+use crate::value::Value;
+use indexmap::IndexMap;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One physical component (card, tile, token).
+#[derive(Clone, Debug, Serialize)]
+pub struct Component {
+    /// Stable id, unique in the game.
+    pub id: String,
+    /// Component type index.
+    pub kind: usize,
+    /// Properties.
+    pub props: IndexMap<String, Value>,
+}
+
+/// All components of a game, with an id index.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Components {
+    /// Components by index.
+    pub list: Vec<Component>,
+    /// Index by id.
+    #[serde(skip)]
+    pub by_id: HashMap<String, u32>,
+}
+
+/// The contents of one zone (of one owner).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ZoneSlot {
+    /// Component indices, bottom/first to top/last.
+    pub cards: Vec<u32>,
+    /// Visibility set by a script, replacing the declared one.
+    pub visible: Option<Visibility>,
+}
+
+/// A choosable option of a pending decision.
+#[derive(Clone, Debug, Serialize)]
+pub enum Choice {
+    /// A component (options `from` a zone).
+    Component(u32),
+    /// An option produced by a script.
+    Scripted {
+        /// Stable id.
+        id: String,
+        /// Label.
+        label: String,
+        /// The whole option map, handed back to the script.
+        value: Value,
+    },
+}
+
+/// A decision waiting for answers.
+#[derive(Clone, Debug, Serialize)]
+pub struct Pending {
+    /// Decision index.
+    pub decision: usize,
+    /// A simultaneous hidden commit (else a single player's decision).
+    pub commit: bool,
+    /// Who must answer.
+    pub players: Vec<usize>,
+    /// Options per listed player.
+    pub options: Vec<Vec<Choice>>,
+    /// Answers so far (index into that player's options), hidden from others.
+    pub chosen: Vec<Option<usize>>,
+    /// Context the decision was asked with.
+    pub ctx: Value,
+}
+
+/// A frame of the flow stack.
+#[derive(Clone, Debug, Serialize)]
+pub enum Frame {
+    /// Inside a phase.
+    Phase {
+        /// Phase index.
+        phase: usize,
+        /// Next step.
+        step: usize,
+        /// Position in the turn order (for_each_player).
+        pos: usize,
+        /// Passes started so far.
+        pass: u32,
+        /// A pass is under way.
+        begun: bool,
+    },
+    /// Run a script function.
+    Run {
+        /// Function.
+        func: String,
+        /// Whether to pass `ctx`.
+        with_ctx: bool,
+        /// Context.
+        ctx: Value,
+    },
+    /// Ask one player.
+    Ask {
+        /// Decision.
+        decision: usize,
+        /// Player.
+        player: usize,
+        /// Context.
+        ctx: Value,
+    },
+    /// Ask several players at once.
+    Commit {
+        /// Decision.
+        decision: usize,
+        /// Players.
+        players: Vec<usize>,
+        /// Context.
+        ctx: Value,
+    },
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// Winning seats (several when shared).
+    pub winners: Vec<usize>,
+    /// Final scores by seat (empty when the game declares no score).
+    pub scores: Vec<i64>,
+}
+
+/// Everything about a game in progress that can change.
+#[derive(Clone, Debug, Serialize)]
+pub struct State {
+    /// Number of seats.
+    pub players: usize,
+    /// Components (shared until changed).
+    pub components: Arc<Components>,
+    /// Zone contents: `zones[zone][owner]` (owner 0 for global zones).
+    pub zones: Vec<Vec<ZoneSlot>>,
+    /// Where each component is: (zone, owner).
+    pub location: Vec<(u32, u32)>,
+    /// Track values: `tracks[track][owner]`.
+    pub tracks: Vec<Vec<i64>>,
+    /// Variable values: `vars[var][owner]`.
+    pub vars: Vec<Vec<Value>>,
+    /// The current player.
+    pub current: usize,
+    /// The turn order.
+    pub turn_order: Vec<usize>,
+    /// Flow stack, top last.
+    pub stack: Vec<Frame>,
+    /// The decision being waited for.
+    pub pending: Option<Pending>,
+    /// The random generator.
+    pub rng: GameRng,
+    /// Set when the game is over.
+    pub outcome: Option<Outcome>,
+    /// A script asked to end the game.
+    pub ending: bool,
+    /// Steps executed so far (for the step limit).
+    pub steps: u64,
+    /// Decisions taken so far.
+    pub decisions: u64,
+}
+
+/// Sentinel location of a component not in any zone.
+pub const NOWHERE: (u32, u32) = (u32::MAX, u32::MAX);
+
+impl State {
+    /// A fresh state for `players` seats: declared components in their zones, tracks at
+    /// their start, variables at their defaults. Setup scripts run later.
+    pub fn new(rules: &Rules, players: usize, seed: u64) -> State {
+        let slots = |per_player: bool| if per_player { players } else { 1 };
+        let zones = rules
+            .zones
+            .iter()
+            .map(|z| vec![ZoneSlot::default(); slots(z.per_player)])
+            .collect();
+        let tracks = rules
+            .tracks
+            .iter()
+            .map(|t| vec![t.start; slots(t.per_player)])
+            .collect();
+        let vars = rules
+            .vars
+            .iter()
+            .map(|v| vec![v.default.clone(); slots(v.per_player)])
+            .collect();
+        let mut state = State {
+            players,
+            components: Arc::new(Components::default()),
+            zones,
+            location: Vec::new(),
+            tracks,
+            vars,
+            current: 0,
+            turn_order: (0..players).collect(),
+            stack: Vec::new(),
+            pending: None,
+            rng: GameRng::new(seed),
+            outcome: None,
+            ending: false,
+            steps: 0,
+            decisions: 0,
+        };
+        for c in &rules.components {
+            let idx = state.create(rules, c.kind, c.id.clone(), c.props.clone());
+            if let (Ok(idx), Some(z)) = (idx, c.zone) {
+                let _ = state.put(rules, idx, z, 0);
+            }
+        }
+        state
+    }
+
+    /// Creates a component, not yet in a zone. Fails if the id is taken.
+    pub fn create(
+        &mut self,
+        rules: &Rules,
+        kind: usize,
+        id: Option<String>,
+        props: IndexMap<String, Value>,
+    ) -> Result<u32, String> {
+        let comps = Arc::make_mut(&mut self.components);
+        let idx = comps.list.len() as u32;
+        let id = id.unwrap_or_else(|| format!("{}-{}", rules.component_types[kind].name, idx + 1));
+        if comps.by_id.contains_key(&id) {
+            return Err(format!("a component with id `{id}` already exists"));
+        }
+        comps.by_id.insert(id.clone(), idx);
+        comps.list.push(Component { id, kind, props });
+        self.location.push(NOWHERE);
+        Ok(idx)
+    }
+
+    /// Component index by id.
+    pub fn component_index(&self, id: &str) -> Result<u32, String> {
+        self.components
+            .by_id
+            .get(id)
+            .copied()
+            .ok_or_else(|| format!("no component with id `{id}`"))
+    }
+
+    /// The slot of a zone for an owner, checking the owner fits the zone.
+    pub fn slot_index(
+        &self,
+        rules: &Rules,
+        zone: usize,
+        owner: Option<usize>,
+    ) -> Result<usize, String> {
+        let z = &rules.zones[zone];
+        match (z.per_player, owner) {
+            (true, Some(p)) if p < self.players => Ok(p),
+            (true, Some(p)) => Err(format!(
+                "player {p} does not exist (players are 0..{})",
+                self.players - 1
+            )),
+            (true, None) => Err(format!("zone `{}` is per player: say whose", z.name)),
+            (false, _) => Ok(0),
+        }
+    }
+
+    /// Removes a component from wherever it is.
+    pub fn take(&mut self, idx: u32) {
+        let (z, o) = self.location[idx as usize];
+        if (z, o) == NOWHERE {
+            return;
+        }
+        let cards = &mut self.zones[z as usize][o as usize].cards;
+        if let Some(pos) = cards.iter().rposition(|c| *c == idx) {
+            cards.remove(pos);
+        }
+        self.location[idx as usize] = NOWHERE;
+    }
+
+    /// Puts a component on top of a zone slot (taking it from where it was). A full zone
+    /// either refuses or pushes its first component out, per the zone's declaration.
+    pub fn put(
+        &mut self,
+        rules: &Rules,
+        idx: u32,
+        zone: usize,
+        owner: usize,
+    ) -> Result<(), String> {
+        self.take(idx);
+        let info = &rules.zones[zone];
+        if let Some(cap) = info.capacity {
+            if self.zones[zone][owner].cards.len() >= cap {
+                match (info.overflow, info.overflow_to) {
+                    (crate::def::Overflow::PushOut, Some(to)) if cap > 0 => {
+                        let out = self.zones[zone][owner].cards[0];
+                        let to_owner = if rules.zones[to].per_player {
+                            self.owner_of(out)?
+                        } else {
+                            0
+                        };
+                        self.put(rules, out, to, to_owner)?;
+                    }
+                    _ => return Err(format!("zone `{}` is full (capacity {cap})", info.name)),
+                }
+            }
+        }
+        self.zones[zone][owner].cards.push(idx);
+        self.location[idx as usize] = (zone as u32, owner as u32);
+        Ok(())
+    }
+
+    /// The player a component belongs to, from its `owner` property.
+    pub fn owner_of(&self, idx: u32) -> Result<usize, String> {
+        let c = &self.components.list[idx as usize];
+        match c.props.get("owner").and_then(Value::as_int) {
+            Some(p) if p >= 0 && (p as usize) < self.players => Ok(p as usize),
+            _ => Err(format!(
+                "component `{}` has no valid `owner` property to send it back to",
+                c.id
+            )),
+        }
+    }
+
+    /// The visibility in force for a zone slot.
+    pub fn visibility(&self, rules: &Rules, zone: usize, owner: usize) -> Visibility {
+        self.zones[zone][owner]
+            .visible
+            .unwrap_or(rules.zones[zone].visible)
+    }
+
+    /// Sets a track value, clamped to its bounds.
+    pub fn set_track(&mut self, rules: &Rules, track: usize, owner: usize, value: i64) {
+        let t = &rules.tracks[track];
+        let mut v = value;
+        if let Some(m) = t.min {
+            v = v.max(m);
+        }
+        if let Some(m) = t.max {
+            v = v.min(m);
+        }
+        self.tracks[track][owner] = v;
+    }
+}
+
+impl State {
+    /// An empty state, used as a stand-in while the real one is lent to a script.
+    pub(crate) fn empty() -> State {
+        State {
+            players: 0,
+            components: Arc::new(Components::default()),
+            zones: Vec::new(),
+            location: Vec::new(),
+            tracks: Vec::new(),
+            vars: Vec::new(),
+            current: 0,
+            turn_order: Vec::new(),
+            stack: Vec::new(),
+            pending: None,
+            rng: GameRng::new(0),
+            outcome: None,
+            ending: false,
+            steps: 0,
+            decisions: 0,
+        }
+    }
+}
