@@ -6,72 +6,79 @@ use crate::def::Visibility;
 use crate::log::{Event, EventKind};
 use crate::rules::Rules;
 use crate::script::{GameHandle, Work};
+use crate::state::{Component, Components};
 use crate::state::{Frame, State, NOWHERE};
 use crate::value::Value;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, Map};
+use std::sync::Arc;
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
 
-/// A component as scripts see it: a map with `id`, `kind` and its properties.
-pub fn card_map(rules: &Rules, st: &State, idx: u32) -> Dynamic {
-    let c = &st.components.list[idx as usize];
-    let mut m = Map::new();
-    m.insert("id".into(), c.id.clone().into());
-    m.insert(
-        "kind".into(),
-        rules.component_types[c.kind].name.clone().into(),
-    );
-    for (k, v) in &c.props {
-        m.insert(k.as_str().into(), v.to_dynamic());
-    }
-    Dynamic::from_map(m)
+/// A component as scripts see it: a light handle. `c.id`, `c.kind` and `c.PROP` read its
+/// id, type and properties (as they were when the handle was taken); `()` for a missing one.
+#[derive(Clone)]
+pub struct ComponentHandle {
+    idx: u32,
+    components: Arc<Components>,
+    rules: Arc<Rules>,
 }
 
-/// A component argument: a component map (with `id`) or an id string.
-fn card_arg(st: &State, d: &Dynamic) -> Result<u32, String> {
-    if let Some(s) = d.clone().try_cast::<String>() {
-        return st.component_index(&s);
+impl ComponentHandle {
+    fn component(&self) -> &Component {
+        &self.components.list[self.idx as usize]
     }
-    if let Some(m) = d.read_lock::<Map>() {
-        if let Some(id) = m.get("id").and_then(|v| v.clone().try_cast::<String>()) {
-            return st.component_index(&id);
+
+    /// The component's id.
+    pub fn id(&self) -> &str {
+        &self.component().id
+    }
+
+    fn get(&self, key: &str) -> Dynamic {
+        let c = self.component();
+        match key {
+            "id" => c.id.clone().into(),
+            "kind" => self.rules.component_types[c.kind].name.clone().into(),
+            _ => c.props.get(key).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT),
         }
     }
-    Err(format!(
-        "expected a component (a map with `id`) or a component id, got {}",
-        d.type_name()
-    ))
+}
+
+/// The script value for a component.
+pub fn card_map(rules: &Arc<Rules>, st: &State, idx: u32) -> Dynamic {
+    Dynamic::from(ComponentHandle { idx, components: st.components.clone(), rules: rules.clone() })
+}
+
+/// A component argument: a component handle, an id string, or a map with an `id`.
+fn card_arg(st: &State, d: &Dynamic) -> Result<u32, String> {
+    if let Some(h) = d.read_lock::<ComponentHandle>() {
+        return Ok(h.idx);
+    }
+    if d.is_string() {
+        return st.component_index(&d.to_string());
+    }
+    if let Some(m) = d.read_lock::<Map>() {
+        if let Some(id) = m.get("id") {
+            return st.component_index(&id.to_string());
+        }
+    }
+    Err(format!("expected a component or a component id, got {}", d.type_name()))
 }
 
 fn player(st: &State, p: i64) -> Result<usize, String> {
     if p >= 0 && (p as usize) < st.players {
         Ok(p as usize)
     } else {
-        Err(format!(
-            "player {p} does not exist (players are 0..{})",
-            st.players.saturating_sub(1)
-        ))
+        Err(format!("player {p} does not exist (players are 0..{})", st.players.saturating_sub(1)))
     }
 }
 
-fn slot(
-    rules: &Rules,
-    st: &State,
-    zone: &str,
-    owner: Option<i64>,
-) -> Result<(usize, usize), String> {
+fn slot(rules: &Rules, st: &State, zone: &str, owner: Option<i64>) -> Result<(usize, usize), String> {
     let z = rules.zone(zone)?;
     let owner = owner.map(|p| player(st, p)).transpose()?;
     Ok((z, st.slot_index(rules, z, owner)?))
 }
 
-fn per_player_index(
-    per_player: bool,
-    name: &str,
-    what: &str,
-    st: &State,
-    owner: Option<i64>,
-) -> Result<usize, String> {
+fn per_player_index(per_player: bool, name: &str, what: &str, st: &State, owner: Option<i64>) -> Result<usize, String> {
     match (per_player, owner) {
         (true, Some(p)) => player(st, p),
         (true, None) => Err(format!("{what} `{name}` is per player: say whose")),
@@ -89,11 +96,7 @@ fn event(w: &mut Work, e: impl FnOnce() -> Event) {
 fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
-        Ok(w.state.zones[z][o]
-            .cards
-            .iter()
-            .map(|c| card_map(r, &w.state, *c))
-            .collect())
+        Ok(w.state.zones[z][o].cards.iter().map(|c| card_map(r, &w.state, *c)).collect())
     })
 }
 
@@ -107,21 +110,11 @@ fn count(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<i64> {
 fn top(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Dynamic> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
-        Ok(w.state.zones[z][o]
-            .cards
-            .last()
-            .map(|c| card_map(r, &w.state, *c))
-            .unwrap_or(Dynamic::UNIT))
+        Ok(w.state.zones[z][o].cards.last().map(|c| card_map(r, &w.state, *c)).unwrap_or(Dynamic::UNIT))
     })
 }
 
-fn move_card(
-    h: &mut GameHandle,
-    card: Dynamic,
-    zone: &str,
-    owner: Option<i64>,
-    bottom: bool,
-) -> Res<()> {
+fn move_card(h: &mut GameHandle, card: Dynamic, zone: &str, owner: Option<i64>, bottom: bool) -> Res<()> {
     h.with(|r, w| {
         let idx = card_arg(&w.state, &card)?;
         let (z, o) = slot(r, &w.state, zone, owner)?;
@@ -135,13 +128,7 @@ fn move_card(
     })
 }
 
-fn move_top(
-    h: &mut GameHandle,
-    from: &str,
-    fo: Option<i64>,
-    to: &str,
-    to_o: Option<i64>,
-) -> Res<Dynamic> {
+fn move_top(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Option<i64>) -> Res<Dynamic> {
     h.with(|r, w| {
         let (fz, fo) = slot(r, &w.state, from, fo)?;
         let (tz, to_o) = slot(r, &w.state, to, to_o)?;
@@ -166,20 +153,12 @@ fn shuffle(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<()> {
         } else {
             r.zones[z].name.clone()
         };
-        event(w, || {
-            Event::public(EventKind::Chance, format!("shuffled {name}"))
-        });
+        event(w, || Event::public(EventKind::Chance, format!("shuffled {name}")));
         Ok(())
     })
 }
 
-fn create(
-    h: &mut GameHandle,
-    kind: &str,
-    props: Map,
-    zone: &str,
-    owner: Option<i64>,
-) -> Res<Dynamic> {
+fn create(h: &mut GameHandle, kind: &str, props: Map, zone: &str, owner: Option<i64>) -> Res<Dynamic> {
     h.with(|r, w| {
         let k = r.component_type(kind)?;
         let (z, o) = slot(r, &w.state, zone, owner)?;
@@ -206,21 +185,11 @@ fn track(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<i64> {
     })
 }
 
-fn set_track(
-    h: &mut GameHandle,
-    name: &str,
-    owner: Option<i64>,
-    value: i64,
-    add: bool,
-) -> Res<i64> {
+fn set_track(h: &mut GameHandle, name: &str, owner: Option<i64>, value: i64, add: bool) -> Res<i64> {
     h.with(|r, w| {
         let t = r.track(name)?;
         let o = per_player_index(r.tracks[t].per_player, name, "track", &w.state, owner)?;
-        let v = if add {
-            w.state.tracks[t][o].saturating_add(value)
-        } else {
-            value
-        };
+        let v = if add { w.state.tracks[t][o].saturating_add(value) } else { value };
         w.state.set_track(r, t, o, v);
         Ok(w.state.tracks[t][o])
     })
@@ -252,11 +221,7 @@ fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str)
             "count" => Visibility::Count,
             "top" => Visibility::Top,
             "hidden" => Visibility::Hidden,
-            other => {
-                return Err(format!(
-                    "unknown visibility `{other}`; use public, owner, count, top or hidden"
-                ))
-            }
+            other => return Err(format!("unknown visibility `{other}`; use public, owner, count, top or hidden")),
         };
         w.state.zones[z][o].visible = Some(v);
         Ok(())
@@ -265,11 +230,7 @@ fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str)
 
 fn players_arg(st: &State, list: &Array) -> Result<Vec<usize>, String> {
     list.iter()
-        .map(|d| {
-            d.as_int()
-                .map_err(|t| format!("expected player numbers, got {t}"))
-                .and_then(|p| player(st, p))
-        })
+        .map(|d| d.as_int().map_err(|t| format!("expected player numbers, got {t}")).and_then(|p| player(st, p)))
         .collect()
 }
 
@@ -288,14 +249,23 @@ fn ctx_value(ctx: &Dynamic) -> Result<Value, String> {
 /// Registers the `Game` type and every function scripts may call on it.
 pub fn register(engine: &mut Engine) {
     engine.register_type_with_name::<GameHandle>("Game");
+    engine.register_type_with_name::<ComponentHandle>("Component");
+    engine.register_indexer_get(|c: &mut ComponentHandle, key: &str| c.get(key));
+    engine.register_fn("==", |a: &mut ComponentHandle, b: ComponentHandle| a.idx == b.idx);
+    engine.register_fn("!=", |a: &mut ComponentHandle, b: ComponentHandle| a.idx != b.idx);
+    engine.register_fn("to_string", |c: &mut ComponentHandle| c.id().to_string());
+    engine.register_fn("to_debug", |c: &mut ComponentHandle| format!("Component({})", c.id()));
+    engine.register_fn("props", |c: &mut ComponentHandle| {
+        let mut m = Map::new();
+        for (k, v) in &c.component().props {
+            m.insert(k.as_str().into(), v.to_dynamic());
+        }
+        m
+    });
 
     // Players and turns.
-    engine.register_get("players", |h: &mut GameHandle| {
-        h.with(|_, w| Ok(w.state.players as i64))
-    });
-    engine.register_get("current", |h: &mut GameHandle| {
-        h.with(|_, w| Ok(w.state.current as i64))
-    });
+    engine.register_get("players", |h: &mut GameHandle| h.with(|_, w| Ok(w.state.players as i64)));
+    engine.register_get("current", |h: &mut GameHandle| h.with(|_, w| Ok(w.state.current as i64)));
     engine.register_set("current", |h: &mut GameHandle, p: i64| {
         h.with(|_, w| {
             w.state.current = player(&w.state, p)?;
@@ -303,13 +273,7 @@ pub fn register(engine: &mut Engine) {
         })
     });
     engine.register_get("turn_order", |h: &mut GameHandle| {
-        h.with(|_, w| {
-            Ok(w.state
-                .turn_order
-                .iter()
-                .map(|p| Dynamic::from_int(*p as i64))
-                .collect::<Array>())
-        })
+        h.with(|_, w| Ok(w.state.turn_order.iter().map(|p| Dynamic::from_int(*p as i64)).collect::<Array>()))
     });
     engine.register_set("turn_order", |h: &mut GameHandle, order: Array| {
         h.with(|_, w| {
@@ -317,9 +281,7 @@ pub fn register(engine: &mut Engine) {
             Ok(())
         })
     });
-    engine.register_fn("seat_name", |h: &mut GameHandle, p: i64| {
-        h.with(|r, w| Ok(r.seat_name(player(&w.state, p)?)))
-    });
+    engine.register_fn("seat_name", |h: &mut GameHandle, p: i64| h.with(|r, w| Ok(r.seat_name(player(&w.state, p)?))));
 
     // Parameters and tables.
     engine.register_fn("param", |h: &mut GameHandle, name: &str| {
@@ -341,17 +303,11 @@ pub fn register(engine: &mut Engine) {
 
     // Zones and components.
     engine.register_fn("cards", |h: &mut GameHandle, z: &str| cards(h, z, None));
-    engine.register_fn("cards", |h: &mut GameHandle, z: &str, p: i64| {
-        cards(h, z, Some(p))
-    });
+    engine.register_fn("cards", |h: &mut GameHandle, z: &str, p: i64| cards(h, z, Some(p)));
     engine.register_fn("count", |h: &mut GameHandle, z: &str| count(h, z, None));
-    engine.register_fn("count", |h: &mut GameHandle, z: &str, p: i64| {
-        count(h, z, Some(p))
-    });
+    engine.register_fn("count", |h: &mut GameHandle, z: &str, p: i64| count(h, z, Some(p)));
     engine.register_fn("top", |h: &mut GameHandle, z: &str| top(h, z, None));
-    engine.register_fn("top", |h: &mut GameHandle, z: &str, p: i64| {
-        top(h, z, Some(p))
-    });
+    engine.register_fn("top", |h: &mut GameHandle, z: &str, p: i64| top(h, z, Some(p)));
     engine.register_fn("card", |h: &mut GameHandle, id: &str| {
         h.with(|r, w| {
             let idx = w.state.component_index(id)?;
@@ -369,97 +325,59 @@ pub fn register(engine: &mut Engine) {
             m.insert("zone".into(), r.zones[z as usize].name.clone().into());
             m.insert(
                 "owner".into(),
-                if r.zones[z as usize].per_player {
-                    Dynamic::from_int(o as i64)
-                } else {
-                    Dynamic::UNIT
-                },
+                if r.zones[z as usize].per_player { Dynamic::from_int(o as i64) } else { Dynamic::UNIT },
             );
             Ok(Dynamic::from_map(m))
         })
     });
-    engine.register_fn("move", |h: &mut GameHandle, c: Dynamic, z: &str| {
-        move_card(h, c, z, None, false)
+    engine.register_fn("move", |h: &mut GameHandle, c: Dynamic, z: &str| move_card(h, c, z, None, false));
+    engine.register_fn("move", |h: &mut GameHandle, c: Dynamic, z: &str, p: i64| move_card(h, c, z, Some(p), false));
+    engine.register_fn("move_to_bottom", |h: &mut GameHandle, c: Dynamic, z: &str| move_card(h, c, z, None, true));
+    engine.register_fn("move_to_bottom", |h: &mut GameHandle, c: Dynamic, z: &str, p: i64| {
+        move_card(h, c, z, Some(p), true)
     });
-    engine.register_fn("move", |h: &mut GameHandle, c: Dynamic, z: &str, p: i64| {
-        move_card(h, c, z, Some(p), false)
+    engine.register_fn("move_top", |h: &mut GameHandle, f: &str, t: &str| move_top(h, f, None, t, None));
+    engine.register_fn("move_top", |h: &mut GameHandle, f: &str, t: &str, tp: i64| move_top(h, f, None, t, Some(tp)));
+    engine.register_fn("move_top", |h: &mut GameHandle, f: &str, fp: i64, t: &str, tp: i64| {
+        move_top(h, f, Some(fp), t, Some(tp))
     });
-    engine.register_fn(
-        "move_to_bottom",
-        |h: &mut GameHandle, c: Dynamic, z: &str| move_card(h, c, z, None, true),
-    );
-    engine.register_fn(
-        "move_to_bottom",
-        |h: &mut GameHandle, c: Dynamic, z: &str, p: i64| move_card(h, c, z, Some(p), true),
-    );
-    engine.register_fn("move_top", |h: &mut GameHandle, f: &str, t: &str| {
-        move_top(h, f, None, t, None)
-    });
-    engine.register_fn(
-        "move_top",
-        |h: &mut GameHandle, f: &str, t: &str, tp: i64| move_top(h, f, None, t, Some(tp)),
-    );
-    engine.register_fn(
-        "move_top",
-        |h: &mut GameHandle, f: &str, fp: i64, t: &str, tp: i64| {
-            move_top(h, f, Some(fp), t, Some(tp))
-        },
-    );
-    engine.register_fn(
-        "deal",
-        |h: &mut GameHandle, from: &str, to: &str, n: i64| {
-            h.with(|r, w| {
-                let (fz, fo) = slot(r, &w.state, from, None)?;
-                let tz = r.zone(to)?;
-                if !r.zones[tz].per_player {
-                    return Err(format!("deal: zone `{to}` must be per player"));
-                }
-                for _ in 0..n.max(0) {
-                    for p in w.state.turn_order.clone() {
-                        if let Some(idx) = w.state.zones[fz][fo].cards.last().copied() {
-                            w.state.put(r, idx, tz, p)?;
-                        }
+    engine.register_fn("deal", |h: &mut GameHandle, from: &str, to: &str, n: i64| {
+        h.with(|r, w| {
+            let (fz, fo) = slot(r, &w.state, from, None)?;
+            let tz = r.zone(to)?;
+            if !r.zones[tz].per_player {
+                return Err(format!("deal: zone `{to}` must be per player"));
+            }
+            for _ in 0..n.max(0) {
+                for p in w.state.turn_order.clone() {
+                    if let Some(idx) = w.state.zones[fz][fo].cards.last().copied() {
+                        w.state.put(r, idx, tz, p)?;
                     }
                 }
-                Ok(())
-            })
-        },
-    );
+            }
+            Ok(())
+        })
+    });
     engine.register_fn("shuffle", |h: &mut GameHandle, z: &str| shuffle(h, z, None));
-    engine.register_fn("shuffle", |h: &mut GameHandle, z: &str, p: i64| {
-        shuffle(h, z, Some(p))
+    engine.register_fn("shuffle", |h: &mut GameHandle, z: &str, p: i64| shuffle(h, z, Some(p)));
+    engine.register_fn("create", |h: &mut GameHandle, k: &str, props: Map, z: &str| create(h, k, props, z, None));
+    engine.register_fn("create", |h: &mut GameHandle, k: &str, props: Map, z: &str, p: i64| {
+        create(h, k, props, z, Some(p))
     });
-    engine.register_fn(
-        "create",
-        |h: &mut GameHandle, k: &str, props: Map, z: &str| create(h, k, props, z, None),
-    );
-    engine.register_fn(
-        "create",
-        |h: &mut GameHandle, k: &str, props: Map, z: &str, p: i64| create(h, k, props, z, Some(p)),
-    );
-    engine.register_fn(
-        "set_prop",
-        |h: &mut GameHandle, card: Dynamic, key: &str, value: Dynamic| {
-            h.with(|_, w| {
-                let idx = card_arg(&w.state, &card)?;
-                let v = Value::from_dynamic(&value)?;
-                if key == "id" || key == "kind" {
-                    return Err(format!("`{key}` cannot be changed"));
-                }
-                std::sync::Arc::make_mut(&mut w.state.components).list[idx as usize]
-                    .props
-                    .insert(key.to_string(), v);
-                Ok(())
-            })
-        },
-    );
-    engine.register_fn("set_visibility", |h: &mut GameHandle, z: &str, v: &str| {
-        set_visibility(h, z, None, v)
+    engine.register_fn("set_prop", |h: &mut GameHandle, card: Dynamic, key: &str, value: Dynamic| {
+        h.with(|_, w| {
+            let idx = card_arg(&w.state, &card)?;
+            let v = Value::from_dynamic(&value)?;
+            if key == "id" || key == "kind" {
+                return Err(format!("`{key}` cannot be changed"));
+            }
+            std::sync::Arc::make_mut(&mut w.state.components).list[idx as usize].props.insert(key.to_string(), v);
+            Ok(())
+        })
     });
-    engine.register_fn(
-        "set_visibility",
-        |h: &mut GameHandle, z: &str, p: i64, v: &str| set_visibility(h, z, Some(p), v),
-    );
+    engine.register_fn("set_visibility", |h: &mut GameHandle, z: &str, v: &str| set_visibility(h, z, None, v));
+    engine
+        .register_fn("set_visibility", |h: &mut GameHandle, z: &str, p: i64, v: &str| set_visibility(h, z, Some(p), v));
 
     // Chance.
     engine.register_fn("random", |h: &mut GameHandle, n: i64| {
@@ -468,58 +386,30 @@ pub fn register(engine: &mut Engine) {
                 return Err(format!("random({n}): the range must be at least 1"));
             }
             let x = w.state.rng.below(n as u64) as i64;
-            event(w, || {
-                Event::public(
-                    EventKind::Chance,
-                    format!("random draw: {x} of 0..{}", n - 1),
-                )
-            });
+            event(w, || Event::public(EventKind::Chance, format!("random draw: {x} of 0..{}", n - 1)));
             Ok(x)
         })
     });
 
     // Tracks and variables.
     engine.register_fn("track", |h: &mut GameHandle, t: &str| track(h, t, None));
-    engine.register_fn("track", |h: &mut GameHandle, t: &str, p: i64| {
-        track(h, t, Some(p))
-    });
-    engine.register_fn("set_track", |h: &mut GameHandle, t: &str, v: i64| {
-        set_track(h, t, None, v, false)
-    });
-    engine.register_fn(
-        "set_track",
-        |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, false),
-    );
-    engine.register_fn("add_track", |h: &mut GameHandle, t: &str, v: i64| {
-        set_track(h, t, None, v, true)
-    });
-    engine.register_fn(
-        "add_track",
-        |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, true),
-    );
+    engine.register_fn("track", |h: &mut GameHandle, t: &str, p: i64| track(h, t, Some(p)));
+    engine.register_fn("set_track", |h: &mut GameHandle, t: &str, v: i64| set_track(h, t, None, v, false));
+    engine.register_fn("set_track", |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, false));
+    engine.register_fn("add_track", |h: &mut GameHandle, t: &str, v: i64| set_track(h, t, None, v, true));
+    engine.register_fn("add_track", |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, true));
     engine.register_fn("space", |h: &mut GameHandle, t: &str, pos: i64| {
         h.with(|r, _| {
             let ti = r.track(t)?;
             let info = &r.tracks[ti];
             let i = pos - info.min.unwrap_or(0);
-            Ok(usize::try_from(i)
-                .ok()
-                .and_then(|i| info.spaces.get(i))
-                .map(Value::to_dynamic)
-                .unwrap_or(Dynamic::UNIT))
+            Ok(usize::try_from(i).ok().and_then(|i| info.spaces.get(i)).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT))
         })
     });
     engine.register_fn("var", |h: &mut GameHandle, n: &str| var(h, n, None));
-    engine.register_fn("var", |h: &mut GameHandle, n: &str, p: i64| {
-        var(h, n, Some(p))
-    });
-    engine.register_fn("set_var", |h: &mut GameHandle, n: &str, v: Dynamic| {
-        set_var(h, n, None, v)
-    });
-    engine.register_fn(
-        "set_var",
-        |h: &mut GameHandle, n: &str, p: i64, v: Dynamic| set_var(h, n, Some(p), v),
-    );
+    engine.register_fn("var", |h: &mut GameHandle, n: &str, p: i64| var(h, n, Some(p)));
+    engine.register_fn("set_var", |h: &mut GameHandle, n: &str, v: Dynamic| set_var(h, n, None, v));
+    engine.register_fn("set_var", |h: &mut GameHandle, n: &str, p: i64, v: Dynamic| set_var(h, n, Some(p), v));
 
     // Log.
     engine.register_fn("log", |h: &mut GameHandle, text: &str| {
@@ -531,9 +421,7 @@ pub fn register(engine: &mut Engine) {
     engine.register_fn("log_to", |h: &mut GameHandle, p: i64, text: &str| {
         h.with(|_, w| {
             let p = player(&w.state, p)?;
-            event(w, || {
-                Event::private(EventKind::Message, vec![p], text, None)
-            });
+            event(w, || Event::private(EventKind::Message, vec![p], text, None));
             Ok(())
         })
     });
@@ -546,58 +434,24 @@ pub fn register(engine: &mut Engine) {
         })
     });
     let ask = |h: &mut GameHandle, p: i64, d: &str, ctx: Dynamic| {
-        push(h, |r, st| {
-            Ok(Frame::Ask {
-                decision: r.decision(d)?,
-                player: player(st, p)?,
-                ctx: ctx_value(&ctx)?,
-            })
-        })
+        push(h, |r, st| Ok(Frame::Ask { decision: r.decision(d)?, player: player(st, p)?, ctx: ctx_value(&ctx)? }))
     };
-    engine.register_fn("ask", move |h: &mut GameHandle, p: i64, d: &str| {
-        ask(h, p, d, Dynamic::UNIT)
-    });
+    engine.register_fn("ask", move |h: &mut GameHandle, p: i64, d: &str| ask(h, p, d, Dynamic::UNIT));
     engine.register_fn("ask", ask);
     let commit = |h: &mut GameHandle, ps: Array, d: &str, ctx: Dynamic| {
         push(h, |r, st| {
-            Ok(Frame::Commit {
-                decision: r.decision(d)?,
-                players: players_arg(st, &ps)?,
-                ctx: ctx_value(&ctx)?,
-            })
+            Ok(Frame::Commit { decision: r.decision(d)?, players: players_arg(st, &ps)?, ctx: ctx_value(&ctx)? })
         })
     };
-    engine.register_fn("commit", move |h: &mut GameHandle, ps: Array, d: &str| {
-        commit(h, ps, d, Dynamic::UNIT)
-    });
+    engine.register_fn("commit", move |h: &mut GameHandle, ps: Array, d: &str| commit(h, ps, d, Dynamic::UNIT));
     engine.register_fn("commit", commit);
     engine.register_fn("run", |h: &mut GameHandle, f: &str| {
-        push(h, |_, _| {
-            Ok(Frame::Run {
-                func: f.to_string(),
-                with_ctx: false,
-                ctx: Value::Unit,
-            })
-        })
+        push(h, |_, _| Ok(Frame::Run { func: f.to_string(), with_ctx: false, ctx: Value::Unit }))
     });
     engine.register_fn("run", |h: &mut GameHandle, f: &str, ctx: Dynamic| {
-        push(h, |_, _| {
-            Ok(Frame::Run {
-                func: f.to_string(),
-                with_ctx: true,
-                ctx: ctx_value(&ctx)?,
-            })
-        })
+        push(h, |_, _| Ok(Frame::Run { func: f.to_string(), with_ctx: true, ctx: ctx_value(&ctx)? }))
     });
     engine.register_fn("phase", |h: &mut GameHandle, name: &str| {
-        push(h, |r, _| {
-            Ok(Frame::Phase {
-                phase: r.phase(name)?,
-                step: 0,
-                pos: 0,
-                pass: 0,
-                begun: false,
-            })
-        })
+        push(h, |r, _| Ok(Frame::Phase { phase: r.phase(name)?, step: 0, pos: 0, pass: 0, begun: false }))
     });
 }

@@ -76,14 +76,8 @@ pub const BOT_NAMES: &[&str] = &["random", "first"];
 /// Makes a bot by name for a seat of a game started with `seed`.
 pub fn make_bot(name: &str, seed: u64, seat: usize) -> Result<Box<dyn Bot>, String> {
     match name {
-        "random" => Ok(Box::new(RandomBot(GameRng::new(derive_seed(
-            seed ^ 0xB07_B07,
-            seat as u64,
-        ))))),
+        "random" => Ok(Box::new(RandomBot(GameRng::new(derive_seed(seed ^ 0xB07_B07, seat as u64))))),
         "first" => Ok(Box::new(FirstBot)),
-        other => Err(format!(
-            "unknown bot `{other}`; available: {}",
-            BOT_NAMES.join(", ")
-        )),
+        other => Err(format!("unknown bot `{other}`; available: {}", BOT_NAMES.join(", "))),
     }
 }

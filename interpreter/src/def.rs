@@ -98,9 +98,14 @@ pub struct ComponentDef {
     pub description: Option<String>,
     /// Label template, e.g. `"{value} of {suit}"`; defaults to the id.
     pub label: Option<String>,
-    /// Instances created at setup, each placed in `zone`.
+    /// Instance sets created when a game starts. Each entry's keys are properties, except:
+    /// `id` (a template such as `"card-{value}"`), `count` (copies: an integer or a
+    /// parameter name), `per_player` (one set per player, with `owner` set to the seat, placed
+    /// in that player's `zone`) and `zone`. A property written `{ from = 1, to = "cards" }`
+    /// (integers or parameter names) or `{ each = [..] }` makes one instance per value; several
+    /// such properties multiply.
     pub instances: Vec<toml::Table>,
-    /// Zone where instances start (they can also be created by the setup script).
+    /// Zone where instances start unless an instance entry names its own.
     pub zone: Option<Ref>,
 }
 
@@ -213,6 +218,57 @@ pub struct DecisionDef {
     pub auto: Option<Ref>,
     /// Which seats answer automatically (script `fn(game, player) -> bool`).
     pub auto_if: Option<Ref>,
+    /// For a commit: let the engine judge the revealed components (no script needed).
+    pub contest: Option<ContestDef>,
+}
+
+/// Which end of a comparison wins.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Best {
+    /// The highest value wins.
+    #[default]
+    Highest,
+    /// The lowest value wins.
+    Lowest,
+}
+
+/// What a tie for the best value means.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Ties {
+    /// Nobody wins.
+    #[default]
+    Nobody,
+    /// Every tied player wins (the stake goes to the first of them in turn order).
+    All,
+    /// The first tied player in turn order wins.
+    First,
+}
+
+/// `[decisions.NAME.contest]`: the engine compares the components revealed by a commit and
+/// hands a stake to the winner. Runs before the decision's `reveal` script, if any.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContestDef {
+    /// The integer property compared.
+    pub by: Option<String>,
+    /// Which end wins.
+    pub best: Best,
+    /// What a tie for best means.
+    pub ties: Ties,
+    /// Where the revealed components go afterwards (they stay where they are if unset).
+    pub played_to: Option<Ref>,
+    /// A global zone whose components the winner takes.
+    pub stake: Option<Ref>,
+    /// The winner's per-player zone that receives the stake.
+    pub stake_to: Option<Ref>,
+    /// Where the stake goes when nobody wins (it stays if unset).
+    pub unclaimed_to: Option<Ref>,
+    /// A per-player track the winner adds the stake's `by` values to.
+    pub score: Option<Ref>,
+    /// A global var set to the winning seat (or -1 when nobody wins).
+    pub winner_var: Option<Ref>,
 }
 
 /// `[phases.NAME]`: an ordered list of steps, possibly repeated.
@@ -233,7 +289,8 @@ pub struct PhaseDef {
     pub description: Option<String>,
 }
 
-/// One step of a phase. Exactly one of `run`, `ask`, `commit`, `phase`, `move` must be set.
+/// One step of a phase. Exactly one of `run`, `ask`, `commit`, `phase`, `move`, `shuffle`
+/// must be set.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StepDef {
@@ -248,6 +305,8 @@ pub struct StepDef {
     /// Move components between zones without a script.
     #[serde(rename = "move")]
     pub move_: Option<MoveDef>,
+    /// Shuffle a zone (global, or the current player's) without a script.
+    pub shuffle: Option<Ref>,
     /// Who is asked (`ask`): `"current"` (default) or a script `fn(game) -> player`.
     pub player: Option<Ref>,
     /// Who commits (`commit`): `"all"` (default) or a script `fn(game) -> array`.

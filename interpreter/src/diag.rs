@@ -51,24 +51,12 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error with a code and message, not yet located.
     pub fn error(code: &'static str, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Error,
-            code,
-            message: message.into(),
-            location: None,
-            help: None,
-        }
+        Diagnostic { severity: Severity::Error, code, message: message.into(), location: None, help: None }
     }
 
     /// A warning with a code and message, not yet located.
     pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Warning,
-            code,
-            message: message.into(),
-            location: None,
-            help: None,
-        }
+        Diagnostic { severity: Severity::Warning, code, message: message.into(), location: None, help: None }
     }
 
     /// Attaches a location.
@@ -130,20 +118,13 @@ impl SourceMap {
     pub fn add(&mut self, path: &Path, text: String) -> usize {
         let base = self.next_base;
         self.next_base += text.len() + 1;
-        self.files.push(SourceFile {
-            path: path.to_path_buf(),
-            text,
-            base,
-        });
+        self.files.push(SourceFile { path: path.to_path_buf(), text, base });
         base
     }
 
     /// The file holding a global offset.
     pub fn file_at(&self, offset: usize) -> Option<&SourceFile> {
-        self.files
-            .iter()
-            .rev()
-            .find(|f| f.base <= offset && offset <= f.base + f.text.len())
+        self.files.iter().rev().find(|f| f.base <= offset && offset <= f.base + f.text.len())
     }
 
     /// Turns a global span into a location.
@@ -170,11 +151,7 @@ pub fn locate_in(path: &Path, text: &str, offset: usize) -> Location {
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
     let column = before[line_start..].chars().count() + 1;
-    Location {
-        file: path.to_path_buf(),
-        line,
-        column,
-    }
+    Location { file: path.to_path_buf(), line, column }
 }
 
 fn floor_char_boundary(text: &str, mut i: usize) -> usize {
@@ -185,10 +162,7 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
 }
 
 /// Suggests the closest candidate to a misspelt name, if one is close enough.
-pub fn did_you_mean<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<String> {
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
     candidates
         .into_iter()
         .map(|c| (edit_distance(name, c), c))
@@ -232,10 +206,7 @@ mod tests {
 
     #[test]
     fn suggests_close_names() {
-        assert_eq!(
-            did_you_mean("hnad", ["hand", "deck"]).as_deref(),
-            Some("hand")
-        );
+        assert_eq!(did_you_mean("hnad", ["hand", "deck"]).as_deref(), Some("hand"));
         assert_eq!(did_you_mean("zzzzzz", ["hand", "deck"]), None);
     }
 }

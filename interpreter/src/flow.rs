@@ -3,9 +3,10 @@
 //! answers. Everything here works on a [`Work`] copy that the caller commits only on success.
 
 use crate::api::card_map;
+use crate::def::{Best, Ties};
 use crate::error::PlayError;
 use crate::log::{Event, EventKind};
-use crate::rules::{FnRef, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind};
+use crate::rules::{Contest, FnRef, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind};
 use crate::script::Work;
 use crate::state::{Choice, Frame, Outcome, Pending, State};
 use crate::value::Value;
@@ -32,12 +33,7 @@ impl Game {
 
     fn truthy(&self, work: &mut Work, f: &FnRef) -> Result<bool, PlayError> {
         let v = self.call(work, f, vec![], &Value::Unit)?;
-        v.as_bool().map_err(|t| {
-            PlayError::Rule(format!(
-                "script `{}` must return true or false, returned {t}",
-                f.name
-            ))
-        })
+        v.as_bool().map_err(|t| PlayError::Rule(format!("script `{}` must return true or false, returned {t}", f.name)))
     }
 
     /// Runs the flow until a decision is pending or the game is over.
@@ -55,38 +51,14 @@ impl Game {
             }
             let frame = work.state.stack.pop().expect("checked non-empty");
             match frame {
-                Frame::Run {
-                    func,
-                    with_ctx,
-                    ctx,
-                } => {
-                    let _ = self.call(
-                        work,
-                        &FnRef {
-                            name: func,
-                            with_ctx,
-                        },
-                        vec![],
-                        &ctx,
-                    )?;
+                Frame::Run { func, with_ctx, ctx } => {
+                    let _ = self.call(work, &FnRef { name: func, with_ctx }, vec![], &ctx)?;
                 }
-                Frame::Ask {
-                    decision,
-                    player,
-                    ctx,
-                } => self.open(work, decision, vec![player], false, ctx)?,
-                Frame::Commit {
-                    decision,
-                    players,
-                    ctx,
-                } => self.open(work, decision, players, true, ctx)?,
-                Frame::Phase {
-                    phase,
-                    step,
-                    pos,
-                    pass,
-                    begun,
-                } => self.phase_step(work, phase, step, pos, pass, begun)?,
+                Frame::Ask { decision, player, ctx } => self.open(work, decision, vec![player], false, ctx)?,
+                Frame::Commit { decision, players, ctx } => self.open(work, decision, players, true, ctx)?,
+                Frame::Phase { phase, step, pos, pass, begun } => {
+                    self.phase_step(work, phase, step, pos, pass, begun)?
+                }
             }
         }
     }
@@ -122,13 +94,7 @@ impl Game {
                 match work.state.turn_order.first() {
                     Some(p) => work.state.current = *p,
                     None => {
-                        work.state.stack.push(Frame::Phase {
-                            phase,
-                            step,
-                            pos,
-                            pass,
-                            begun: false,
-                        });
+                        work.state.stack.push(Frame::Phase { phase, step, pos, pass, begun: false });
                         return Ok(());
                     }
                 }
@@ -138,31 +104,13 @@ impl Game {
             if info.for_each_player && pos + 1 < work.state.turn_order.len() {
                 pos += 1;
                 work.state.current = work.state.turn_order[pos];
-                work.state.stack.push(Frame::Phase {
-                    phase,
-                    step: 0,
-                    pos,
-                    pass,
-                    begun: true,
-                });
+                work.state.stack.push(Frame::Phase { phase, step: 0, pos, pass, begun: true });
             } else {
-                work.state.stack.push(Frame::Phase {
-                    phase,
-                    step: 0,
-                    pos: 0,
-                    pass,
-                    begun: false,
-                });
+                work.state.stack.push(Frame::Phase { phase, step: 0, pos: 0, pass, begun: false });
             }
             return Ok(());
         }
-        work.state.stack.push(Frame::Phase {
-            phase,
-            step: step + 1,
-            pos,
-            pass,
-            begun: true,
-        });
+        work.state.stack.push(Frame::Phase { phase, step: step + 1, pos, pass, begun: true });
         let s = &info.steps[step];
         if let Some(cond) = &s.condition {
             if !self.truthy(work, cond)? {
@@ -181,11 +129,7 @@ impl Game {
                         self.player_value(&work.state, &v, &f.name)?
                     }
                 };
-                work.state.stack.push(Frame::Ask {
-                    decision: *d,
-                    player,
-                    ctx: Value::Unit,
-                });
+                work.state.stack.push(Frame::Ask { decision: *d, player, ctx: Value::Unit });
             }
             StepKind::Commit(d, sel) => {
                 let players = match sel {
@@ -198,50 +142,34 @@ impl Game {
                                 f.name
                             ))
                         })?;
-                        arr.iter()
-                            .map(|p| self.player_value(&work.state, p, &f.name))
-                            .collect::<Result<Vec<_>, _>>()?
+                        arr.iter().map(|p| self.player_value(&work.state, p, &f.name)).collect::<Result<Vec<_>, _>>()?
                     }
                 };
-                work.state.stack.push(Frame::Commit {
-                    decision: *d,
-                    players,
-                    ctx: Value::Unit,
-                });
+                work.state.stack.push(Frame::Commit { decision: *d, players, ctx: Value::Unit });
             }
-            StepKind::Phase(p) => work.state.stack.push(Frame::Phase {
-                phase: *p,
-                step: 0,
-                pos: 0,
-                pass: 0,
-                begun: false,
-            }),
-            StepKind::Move {
-                from,
-                to,
-                count,
-                deal,
-            } => self.move_step(work, *from, *to, *count, *deal)?,
+            StepKind::Phase(p) => {
+                work.state.stack.push(Frame::Phase { phase: *p, step: 0, pos: 0, pass: 0, begun: false })
+            }
+            StepKind::Move { from, to, count, deal } => self.move_step(work, *from, *to, *count, *deal)?,
+            StepKind::Shuffle(z) => {
+                let owner = if self.rules.zones[*z].per_player { work.state.current } else { 0 };
+                let mut cards = std::mem::take(&mut work.state.zones[*z][owner].cards);
+                work.state.rng.shuffle(&mut cards);
+                work.state.zones[*z][owner].cards = cards;
+                if work.logging {
+                    work.events
+                        .push(Event::public(EventKind::Chance, format!("shuffled {}", self.rules.zones[*z].name)));
+                }
+            }
         }
         Ok(())
     }
 
-    fn move_step(
-        &self,
-        work: &mut Work,
-        from: usize,
-        to: usize,
-        count: usize,
-        deal: bool,
-    ) -> Result<(), PlayError> {
+    fn move_step(&self, work: &mut Work, from: usize, to: usize, count: usize, deal: bool) -> Result<(), PlayError> {
         let r = &self.rules;
         let cur = work.state.current;
         let owner = |z: usize| if r.zones[z].per_player { cur } else { 0 };
-        let targets: Vec<usize> = if deal {
-            work.state.turn_order.clone()
-        } else {
-            vec![owner(to)]
-        };
+        let targets: Vec<usize> = if deal { work.state.turn_order.clone() } else { vec![owner(to)] };
         let from_owner = owner(from);
         for _ in 0..count {
             for t in &targets {
@@ -274,11 +202,7 @@ impl Game {
         let d = &self.rules.decisions[decision];
         match &d.source {
             OptionSource::Zone { zone, filter } => {
-                let owner = if self.rules.zones[*zone].per_player {
-                    player
-                } else {
-                    0
-                };
+                let owner = if self.rules.zones[*zone].per_player { player } else { 0 };
                 let mut cards = work.state.zones[*zone][owner].cards.clone();
                 if !self.rules.zones[*zone].ordered {
                     cards.sort_unstable();
@@ -287,13 +211,9 @@ impl Game {
                 for c in cards {
                     if let Some(f) = filter {
                         let card = card_map(&self.rules, &work.state, c);
-                        let keep =
-                            self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
+                        let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
                         if !keep.as_bool().map_err(|t| {
-                            PlayError::Rule(format!(
-                                "filter `{}` must return true or false, returned {t}",
-                                f.name
-                            ))
+                            PlayError::Rule(format!("filter `{}` must return true or false, returned {t}", f.name))
                         })? {
                             continue;
                         }
@@ -305,31 +225,23 @@ impl Game {
             OptionSource::Script(f) => {
                 let v = self.call(work, f, vec![Dynamic::from_int(player as i64)], ctx)?;
                 let arr = v.into_array().map_err(|t| {
-                    PlayError::Rule(format!(
-                        "options script `{}` must return an array, returned {t}",
-                        f.name
-                    ))
+                    PlayError::Rule(format!("options script `{}` must return an array, returned {t}", f.name))
                 })?;
                 let mut out = Vec::with_capacity(arr.len());
                 for item in arr {
                     let value = Value::from_dynamic(&item).map_err(PlayError::Rule)?;
-                    let id =
-                        match value.get("id") {
-                            Some(Value::Str(s)) => s.clone(),
-                            Some(Value::Int(i)) => i.to_string(),
-                            _ => return Err(PlayError::Rule(format!(
+                    let id = match value.get("id") {
+                        Some(Value::Str(s)) => s.clone(),
+                        Some(Value::Int(i)) => i.to_string(),
+                        _ => {
+                            return Err(PlayError::Rule(format!(
                                 "options script `{}` returned an option without an `id`: {value}",
                                 f.name
-                            ))),
-                        };
-                    let label = value
-                        .get("label")
-                        .map(|l| l.to_string())
-                        .unwrap_or_else(|| id.clone());
-                    if out
-                        .iter()
-                        .any(|c| matches!(c, Choice::Scripted { id: other, .. } if *other == id))
-                    {
+                            )))
+                        }
+                    };
+                    let label = value.get("label").map(|l| l.to_string()).unwrap_or_else(|| id.clone());
+                    if out.iter().any(|c| matches!(c, Choice::Scripted { id: other, .. } if *other == id)) {
                         return Err(PlayError::Rule(format!(
                             "options script `{}` returned the id `{id}` twice",
                             f.name
@@ -371,21 +283,11 @@ impl Game {
         if players.is_empty() {
             return Ok(());
         }
-        work.state.pending = Some(Pending {
-            decision,
-            commit,
-            players,
-            options,
-            chosen,
-            ctx,
-        });
-        if work
-            .state
-            .pending
-            .as_ref()
-            .is_some_and(|p| p.chosen.iter().all(Option::is_some))
-        {
-            self.resolve(work)?;
+        let pending = Pending { decision, commit, players, options, chosen, ctx };
+        if pending.chosen.iter().all(Option::is_some) {
+            self.resolve(work, &pending)?;
+        } else {
+            work.state.pending = Some(pending);
         }
         Ok(())
     }
@@ -406,33 +308,15 @@ impl Game {
                 return Ok(None);
             }
         }
-        let arr: rhai::Array = opts
-            .iter()
-            .map(|c| self.choice_value(&work.state, c))
-            .collect();
-        let v = self.call(
-            work,
-            auto,
-            vec![Dynamic::from_int(player as i64), Dynamic::from_array(arr)],
-            ctx,
-        )?;
+        let arr: rhai::Array = opts.iter().map(|c| self.choice_value(&work.state, c)).collect();
+        let v = self.call(work, auto, vec![Dynamic::from_int(player as i64), Dynamic::from_array(arr)], ctx)?;
         let id = if let Ok(i) = v.as_int() {
-            return usize::try_from(i)
-                .ok()
-                .filter(|i| *i < opts.len())
-                .map(Some)
-                .ok_or_else(|| {
-                    PlayError::Rule(format!(
-                        "auto script `{}` returned index {i}, out of range",
-                        auto.name
-                    ))
-                });
+            return usize::try_from(i).ok().filter(|i| *i < opts.len()).map(Some).ok_or_else(|| {
+                PlayError::Rule(format!("auto script `{}` returned index {i}, out of range", auto.name))
+            });
         } else if let Some(s) = v.clone().try_cast::<String>() {
             s
-        } else if let Some(Value::Str(s)) = Value::from_dynamic(&v)
-            .ok()
-            .and_then(|m| m.get("id").cloned())
-        {
+        } else if let Some(Value::Str(s)) = Value::from_dynamic(&v).ok().and_then(|m| m.get("id").cloned()) {
             s
         } else {
             return Err(PlayError::Rule(format!(
@@ -443,12 +327,7 @@ impl Game {
         opts.iter()
             .position(|c| self.choice_id(&work.state, c) == id)
             .map(Some)
-            .ok_or_else(|| {
-                PlayError::Rule(format!(
-                    "auto script `{}` chose `{id}`, which is not an option",
-                    auto.name
-                ))
-            })
+            .ok_or_else(|| PlayError::Rule(format!("auto script `{}` chose `{id}`, which is not an option", auto.name)))
     }
 
     /// The stable id of an option.
@@ -464,11 +343,10 @@ impl Game {
         match c {
             Choice::Component(i) => {
                 let comp = &st.components.list[*i as usize];
-                let template = self.rules.decisions[decision].label.as_ref().or(self
-                    .rules
-                    .component_types[comp.kind]
+                let template = self.rules.decisions[decision]
                     .label
-                    .as_ref());
+                    .as_ref()
+                    .or(self.rules.component_types[comp.kind].label.as_ref());
                 match template {
                     Some(t) => fill_template(t, &comp.props, &comp.id),
                     None => comp.id.clone(),
@@ -488,12 +366,7 @@ impl Game {
 
     /// Resolves a pending decision whose answers are all in: logs, clears it and runs the
     /// decision's `then` or `reveal` script.
-    pub(crate) fn resolve(&self, work: &mut Work) -> Result<(), PlayError> {
-        let pending = work
-            .state
-            .pending
-            .take()
-            .expect("resolve needs a pending decision");
+    pub(crate) fn resolve(&self, work: &mut Work, pending: &Pending) -> Result<(), PlayError> {
         let d = &self.rules.decisions[pending.decision];
         work.state.decisions += 1;
         if pending.commit {
@@ -527,6 +400,9 @@ impl Game {
                     work.events.push(Event::public(EventKind::Reveal, text));
                 }
             }
+            if let Some(c) = &d.contest {
+                self.contest(work, c, pending)?;
+            }
             if let Some(f) = &d.reveal {
                 let _ = self.call(work, f, vec![Dynamic::from_array(choices)], &pending.ctx)?;
             }
@@ -544,10 +420,7 @@ impl Game {
                         Some(format!("{who} chose ({})", d.name)),
                     )
                 } else {
-                    Event::public(
-                        EventKind::Decision,
-                        format!("{who} chose {label} ({})", d.name),
-                    )
+                    Event::public(EventKind::Decision, format!("{who} chose {label} ({})", d.name))
                 });
             }
             if let Some(f) = &d.then {
@@ -558,26 +431,124 @@ impl Game {
         Ok(())
     }
 
+    /// Judges a contest: compares the revealed options by a property, moves the revealed
+    /// components, hands the stake to the winner and scores it.
+    fn contest(&self, work: &mut Work, c: &Contest, pending: &Pending) -> Result<(), PlayError> {
+        let r = &self.rules;
+        let st = &work.state;
+        let mut entries: Vec<(usize, Option<u32>, i64)> = Vec::with_capacity(pending.players.len());
+        for (slot, &p) in pending.players.iter().enumerate() {
+            let choice = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
+            let (comp, value) = match choice {
+                Choice::Component(i) => {
+                    (Some(*i), st.components.list[*i as usize].props.get(&c.by).and_then(Value::as_int))
+                }
+                Choice::Scripted { value, .. } => (None, value.get(&c.by).and_then(Value::as_int)),
+            };
+            let value = value.ok_or_else(|| {
+                PlayError::Rule(format!(
+                    "the contest compares `{}`, but {}'s choice `{}` has no integer `{}`",
+                    c.by,
+                    r.seat_name(p),
+                    self.choice_id(st, choice),
+                    c.by
+                ))
+            })?;
+            entries.push((p, comp, value));
+        }
+        let seat_pos = |p: usize| st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
+        entries.sort_by_key(|e| seat_pos(e.0));
+        let best = match c.best {
+            Best::Highest => entries.iter().map(|e| e.2).max(),
+            Best::Lowest => entries.iter().map(|e| e.2).min(),
+        }
+        .unwrap_or(0);
+        let tied: Vec<usize> = entries.iter().filter(|e| e.2 == best).map(|e| e.0).collect();
+        let winners: Vec<usize> = match c.ties {
+            Ties::Nobody if tied.len() == 1 => tied,
+            Ties::Nobody => Vec::new(),
+            Ties::All => tied,
+            Ties::First => tied.into_iter().take(1).collect(),
+        };
+        if let Some(to) = c.played_to {
+            for (_, comp, _) in &entries {
+                if let Some(i) = comp {
+                    work.state.put(r, *i, to, 0).map_err(PlayError::Rule)?;
+                }
+            }
+        }
+        let mut stake_labels = Vec::new();
+        if let Some(stake) = c.stake {
+            let cards = work.state.zones[stake][0].cards.clone();
+            if work.logging {
+                stake_labels = cards.iter().map(|i| self.component_label(&work.state, *i)).collect();
+            }
+            match (winners.first(), c.stake_to) {
+                (Some(&w), Some(to)) => {
+                    let mut gain = 0i64;
+                    for i in &cards {
+                        gain += work.state.components.list[*i as usize]
+                            .props
+                            .get(&c.by)
+                            .and_then(Value::as_int)
+                            .unwrap_or(0);
+                        work.state.put(r, *i, to, w).map_err(PlayError::Rule)?;
+                    }
+                    if let Some(t) = c.score {
+                        let v = work.state.tracks[t][w].saturating_add(gain);
+                        work.state.set_track(r, t, w, v);
+                    }
+                }
+                _ => {
+                    if let Some(to) = c.unclaimed_to {
+                        for i in &cards {
+                            work.state.put(r, *i, to, 0).map_err(PlayError::Rule)?;
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(v) = c.winner_var {
+            work.state.vars[v][0] = Value::Int(winners.first().map_or(-1, |w| *w as i64));
+        }
+        if work.logging {
+            let stake = if stake_labels.is_empty() { String::new() } else { format!(" {}", stake_labels.join(" ")) };
+            let text = if winners.is_empty() {
+                format!("tie at {best}: nobody wins{stake}")
+            } else {
+                let names: Vec<String> = winners.iter().map(|w| r.seat_name(*w)).collect();
+                format!(
+                    "{} {} with {best}{}",
+                    names.join(" and "),
+                    if winners.len() == 1 { "wins" } else { "win" },
+                    stake
+                )
+            };
+            work.events.push(Event::public(EventKind::Message, text));
+        }
+        Ok(())
+    }
+
+    /// A component's label from its type's template.
+    pub(crate) fn component_label(&self, st: &State, idx: u32) -> String {
+        let c = &st.components.list[idx as usize];
+        match &self.rules.component_types[c.kind].label {
+            Some(t) => fill_template(t, &c.props, &c.id),
+            None => c.id.clone(),
+        }
+    }
+
     /// Ends the game: scores, winners, the last log line.
     fn finish(&self, work: &mut Work) -> Result<(), PlayError> {
-        let scores: Vec<i64> = self
-            .rules
-            .score
-            .map(|t| work.state.tracks[t].clone())
-            .unwrap_or_default();
+        let scores: Vec<i64> = self.rules.score.map(|t| work.state.tracks[t].clone()).unwrap_or_default();
         let winners = match &self.rules.winners {
             Some(f) => {
                 let v = self.call(work, f, vec![], &Value::Unit)?;
                 let arr = v.into_array().map_err(|t| {
-                    PlayError::Rule(format!(
-                        "winners script `{}` must return an array, returned {t}",
-                        f.name
-                    ))
+                    PlayError::Rule(format!("winners script `{}` must return an array, returned {t}", f.name))
                 })?;
-                let mut w = arr
-                    .iter()
-                    .map(|p| self.player_value(&work.state, p, &f.name))
-                    .collect::<Result<Vec<_>, _>>()?;
+                let mut w =
+                    arr.iter().map(|p| self.player_value(&work.state, p, &f.name)).collect::<Result<Vec<_>, _>>()?;
                 w.sort_unstable();
                 w.dedup();
                 w
@@ -603,15 +574,8 @@ impl Game {
                         .join(", ")
                 )
             };
-            let who = if names.is_empty() {
-                "nobody".to_string()
-            } else {
-                names.join(" and ")
-            };
-            work.events.push(Event::public(
-                EventKind::End,
-                format!("game over: {who} won{score_text}"),
-            ));
+            let who = if names.is_empty() { "nobody".to_string() } else { names.join(" and ") };
+            work.events.push(Event::public(EventKind::End, format!("game over: {who} won{score_text}")));
         }
         work.state.outcome = Some(Outcome { winners, scores });
         work.state.stack.clear();

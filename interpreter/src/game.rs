@@ -3,10 +3,12 @@
 
 use crate::diag::SourceMap;
 use crate::error::PlayError;
+use crate::rng::GameRng;
 use crate::rules::Rules;
 use crate::script::Scripts;
 use crate::session::Session;
-use std::sync::Arc;
+use crate::state::State;
+use std::sync::{Arc, OnceLock};
 
 /// A loaded, checked game. Immutable; any number of sessions (also in parallel threads) can
 /// be played from one `Game`.
@@ -17,16 +19,26 @@ pub struct Game {
     pub scripts: Scripts,
     /// Every file read while loading.
     pub sources: SourceMap,
+    /// The state before setup scripts, per player count, built on first use.
+    initial: Vec<OnceLock<State>>,
 }
 
 impl Game {
     /// Wraps loaded parts into a game.
     pub fn new(rules: Arc<Rules>, scripts: Scripts, sources: SourceMap) -> Game {
-        Game {
-            rules,
-            scripts,
-            sources,
-        }
+        let initial = (0..=rules.max_players).map(|_| OnceLock::new()).collect();
+        Game { rules, scripts, sources, initial }
+    }
+
+    /// A fresh state for `players` seats and a seed: declared components in their zones,
+    /// nothing run yet. Built once per player count, then cloned (components are shared).
+    pub(crate) fn initial_state(&self, players: usize, seed: u64) -> State {
+        let mut st = match self.initial.get(players) {
+            Some(cell) => cell.get_or_init(|| State::new(&self.rules, players, 0)).clone(),
+            None => State::new(&self.rules, players, 0),
+        };
+        st.rng = GameRng::new(seed);
+        st
     }
 
     /// Starts a game for `players` seats with a seed, running setup up to the first decision.

@@ -46,16 +46,10 @@ struct Loader {
 
 /// Loads the game in `folder` with the given variants and options.
 pub fn load_game(folder: &Path, options: &LoadOptions) -> Loaded {
-    let mut loader = Loader {
-        sources: SourceMap::default(),
-        diags: Vec::new(),
-    };
+    let mut loader = Loader { sources: SourceMap::default(), diags: Vec::new() };
     let game = loader.load(folder, options);
     let has_errors = loader.diags.iter().any(Diagnostic::is_error);
-    Loaded {
-        game: if has_errors { None } else { game },
-        diagnostics: loader.diags,
-    }
+    Loaded { game: if has_errors { None } else { game }, diagnostics: loader.diags }
 }
 
 impl Loader {
@@ -70,26 +64,15 @@ impl Loader {
         self.diags.last_mut().expect("just pushed")
     }
 
-    fn error_at(
-        &mut self,
-        code: &'static str,
-        msg: impl Into<String>,
-        loc: Option<Location>,
-    ) -> &mut Diagnostic {
+    fn error_at(&mut self, code: &'static str, msg: impl Into<String>, loc: Option<Location>) -> &mut Diagnostic {
         self.diags.push(Diagnostic::error(code, msg).at(loc));
         self.diags.last_mut().expect("just pushed")
     }
 
     fn load(&mut self, folder: &Path, options: &LoadOptions) -> Option<Game> {
         if !folder.join("game.toml").is_file() {
-            self.error_at(
-                "E0001",
-                format!("no game.toml in `{}`", folder.display()),
-                None,
-            )
-            .help = Some(
-                "pass a game folder (one holding game.toml) or the name of a bundled game".into(),
-            );
+            self.error_at("E0001", format!("no game.toml in `{}`", folder.display()), None).help =
+                Some("pass a game folder (one holding game.toml) or the name of a bundled game".into());
             return None;
         }
         let mut merged: Table = DeTable::new();
@@ -106,10 +89,7 @@ impl Loader {
                 .map(|l| l.folder.join("variants").join(format!("{name}.toml")))
                 .find(|p| p.is_file());
             let Some(path) = found else {
-                let known: Vec<String> = available_variants(&layers)
-                    .into_iter()
-                    .map(|v| v.name)
-                    .collect();
+                let known: Vec<String> = available_variants(&layers).into_iter().map(|v| v.name).collect();
                 self.error_at("E0002", unknown("variant", name, known.iter()), None);
                 continue;
             };
@@ -119,11 +99,7 @@ impl Loader {
                     match section {
                         Ok(section) => {
                             for s in section.scripts {
-                                let p = path
-                                    .parent()
-                                    .and_then(Path::parent)
-                                    .unwrap_or(folder)
-                                    .join(s.get_ref());
+                                let p = path.parent().and_then(Path::parent).unwrap_or(folder).join(s.get_ref());
                                 if p.is_file() {
                                     scripts.push(p);
                                 } else {
@@ -151,11 +127,7 @@ impl Loader {
             }
         };
         if file.variant.is_some() {
-            self.error_at(
-                "E0004",
-                "`[variant]` is only allowed in files under variants/",
-                None,
-            );
+            self.error_at("E0004", "`[variant]` is only allowed in files under variants/", None);
         }
 
         let scripts_compiled = self.compile_scripts(&scripts);
@@ -179,11 +151,7 @@ impl Loader {
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
-                self.error_at(
-                    "E0005",
-                    format!("cannot read `{}`: {e}", path.display()),
-                    None,
-                );
+                self.error_at("E0005", format!("cannot read `{}`: {e}", path.display()), None);
                 return None;
             }
         };
@@ -195,11 +163,7 @@ impl Loader {
         let had_errors = !errors.is_empty();
         for e in errors {
             let span = e.span().map(|s| s.start + base..s.end + base);
-            self.error(
-                "E0100",
-                format!("TOML syntax: {}", e.message().trim()),
-                span,
-            );
+            self.error("E0100", format!("TOML syntax: {}", e.message().trim()), span);
         }
         if had_errors {
             return None;
@@ -211,22 +175,10 @@ impl Loader {
         }
     }
 
-    fn read_layer(
-        &mut self,
-        folder: &Path,
-        merged: &mut Table,
-        layers: &mut Vec<Layer>,
-        chain: &mut Vec<PathBuf>,
-    ) {
-        let canonical = folder
-            .canonicalize()
-            .unwrap_or_else(|_| folder.to_path_buf());
+    fn read_layer(&mut self, folder: &Path, merged: &mut Table, layers: &mut Vec<Layer>, chain: &mut Vec<PathBuf>) {
+        let canonical = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
         if chain.contains(&canonical) {
-            self.error_at(
-                "E0006",
-                format!("`extends` forms a cycle through `{}`", folder.display()),
-                None,
-            );
+            self.error_at("E0006", format!("`extends` forms a cycle through `{}`", folder.display()), None);
             return;
         }
         chain.push(canonical);
@@ -239,8 +191,13 @@ impl Loader {
             if base_folder.join("game.toml").is_file() {
                 self.read_layer(&base_folder, merged, layers, chain);
             } else {
-                self.error("E0007", format!("`extends` names `{}`, which has no game.toml", base.get_ref()), Some(base.span()))
-                    .help = Some("give the base game's folder relative to this game's folder, e.g. \"../base-game\"".into());
+                self.error(
+                    "E0007",
+                    format!("`extends` names `{}`, which has no game.toml", base.get_ref()),
+                    Some(base.span()),
+                )
+                .help =
+                    Some("give the base game's folder relative to this game's folder, e.g. \"../base-game\"".into());
             }
         }
         let includes = get_str_list(&table, &["game", "include"]);
@@ -253,11 +210,7 @@ impl Loader {
         for inc in includes {
             let path = folder.join(inc.get_ref());
             if !path.is_file() {
-                self.error(
-                    "E0008",
-                    format!("included file `{}` not found", inc.get_ref()),
-                    Some(inc.span()),
-                );
+                self.error("E0008", format!("included file `{}` not found", inc.get_ref()), Some(inc.span()));
                 continue;
             }
             if let Some(t) = self.read_toml(&path) {
@@ -268,10 +221,7 @@ impl Loader {
             Some(list) => list,
             None => rhai_files(folder),
         };
-        layers.push(Layer {
-            folder: folder.to_path_buf(),
-            scripts,
-        });
+        layers.push(Layer { folder: folder.to_path_buf(), scripts });
     }
 
     fn compile_scripts(&mut self, paths: &[PathBuf]) -> Option<Scripts> {
@@ -281,22 +231,14 @@ impl Loader {
             let text = match std::fs::read_to_string(path) {
                 Ok(t) => t,
                 Err(e) => {
-                    self.error_at(
-                        "E0005",
-                        format!("cannot read `{}`: {e}", path.display()),
-                        None,
-                    );
+                    self.error_at("E0005", format!("cannot read `{}`: {e}", path.display()), None);
                     ok = false;
                     continue;
                 }
             };
             if let Err(e) = scripts.add(path, &text) {
                 self.sources.add(path, text.clone());
-                self.error_at(
-                    "E0200",
-                    format!("script syntax: {}", e.message),
-                    Some(e.location),
-                );
+                self.error_at("E0200", format!("script syntax: {}", e.message), Some(e.location));
                 ok = false;
             } else {
                 self.sources.add(path, text);
@@ -329,11 +271,7 @@ impl Loader {
                 r.max_players = b as usize;
             }
             _ => {
-                self.error_at(
-                    "E0300",
-                    "`[game]` needs `min_players` and `max_players` (1 <= min <= max)",
-                    None,
-                );
+                self.error_at("E0300", "`[game]` needs `min_players` and `max_players` (1 <= min <= max)", None);
             }
         }
         let fns = scripts.map(Scripts::function_arities);
@@ -346,22 +284,11 @@ impl Loader {
                 } else if has(arity + 1) {
                     with_ctx = true;
                 } else {
-                    let known: Vec<String> = fns
-                        .iter()
-                        .map(|(n, _)| n.clone())
-                        .collect::<HashSet<_>>()
-                        .into_iter()
-                        .collect();
-                    let arities: Vec<usize> = fns
-                        .iter()
-                        .filter(|(n, _)| *n == name)
-                        .map(|(_, a)| *a)
-                        .collect();
+                    let known: Vec<String> =
+                        fns.iter().map(|(n, _)| n.clone()).collect::<HashSet<_>>().into_iter().collect();
+                    let arities: Vec<usize> = fns.iter().filter(|(n, _)| *n == name).map(|(_, a)| *a).collect();
                     let msg = if arities.is_empty() {
-                        format!(
-                            "{what}: {}",
-                            unknown("script function", &name, known.iter())
-                        )
+                        format!("{what}: {}", unknown("script function", &name, known.iter()))
                     } else {
                         format!("{what}: script function `{name}` takes {arities:?} arguments, but the engine calls it with {arity} (or {})", arity + 1)
                     };
@@ -381,10 +308,7 @@ impl Loader {
                 }
                 None => Value::Unit,
             };
-            let choices = p
-                .choices
-                .as_ref()
-                .map(|c| c.iter().filter_map(|v| Value::from_toml(v).ok()).collect());
+            let choices = p.choices.as_ref().map(|c| c.iter().filter_map(|v| Value::from_toml(v).ok()).collect());
             r.params.insert(
                 name.clone(),
                 ParamInfo {
@@ -440,10 +364,12 @@ impl Loader {
 
         for (name, z) in &f.zones {
             let overflow_to = z.overflow_to.as_ref().map(|t| zone_ref(self, &r, t));
-            if z.overflow == def::Overflow::PushOut
-                && (overflow_to.is_none() || z.capacity.is_none())
-            {
-                self.error_at("E0311", format!("zone `{name}`: `overflow = \"push-out\"` needs `capacity` and `overflow_to`"), None);
+            if z.overflow == def::Overflow::PushOut && (overflow_to.is_none() || z.capacity.is_none()) {
+                self.error_at(
+                    "E0311",
+                    format!("zone `{name}`: `overflow = \"push-out\"` needs `capacity` and `overflow_to`"),
+                    None,
+                );
             }
             r.zones.push(ZoneInfo {
                 name: name.clone(),
@@ -456,71 +382,19 @@ impl Loader {
             });
         }
         for (ti, (name, c)) in f.components.iter().enumerate() {
-            r.component_types.push(ComponentType {
-                name: name.clone(),
-                label: c.label.clone(),
-            });
+            r.component_types.push(ComponentType { name: name.clone(), label: c.label.clone() });
             let zone = c.zone.as_ref().map(|z| zone_ref(self, &r, z));
-            if zone.is_some_and(|z| r.zones.get(z).is_some_and(|z| z.per_player)) {
-                self.error("E0312", format!("components `{name}`: `zone` must be a global zone (deal to players in the setup)"), c.zone.as_ref().map(Spanned::span));
-            }
             for inst in &c.instances {
-                let count = inst
-                    .get("count")
-                    .and_then(toml::Value::as_integer)
-                    .unwrap_or(1)
-                    .max(0);
-                let id = inst
-                    .get("id")
-                    .and_then(toml::Value::as_str)
-                    .map(str::to_string);
-                let mut props = IndexMap::new();
-                for (k, v) in inst {
-                    if k == "count" || k == "id" {
-                        continue;
-                    }
-                    match Value::from_toml(v) {
-                        Ok(v) => {
-                            props.insert(k.clone(), v);
-                        }
-                        Err(e) => {
-                            self.error_at(
-                                "E0302",
-                                format!("component `{name}` property `{k}`: {e}"),
-                                None,
-                            );
-                        }
-                    }
-                }
-                for n in 0..count {
-                    let id = id.clone().map(|i| {
-                        if count > 1 {
-                            format!("{i}-{}", n + 1)
-                        } else {
-                            i
-                        }
-                    });
-                    r.components.push(DeclaredComponent {
-                        kind: ti,
-                        id,
-                        props: props.clone(),
-                        zone,
-                    });
+                if let Some(d) = self.declared_instances(&r, ti, name, inst, zone, c.zone.as_ref()) {
+                    r.components.push(d);
                 }
             }
         }
         for (name, t) in &f.tracks {
-            let spaces = t
-                .spaces
-                .iter()
-                .map(|s| Value::from_toml(&toml::Value::Table(s.clone())).unwrap_or_default())
-                .collect();
+            let spaces =
+                t.spaces.iter().map(|s| Value::from_toml(&toml::Value::Table(s.clone())).unwrap_or_default()).collect();
             if matches!(t.visible, def::Visibility::Top | def::Visibility::Count) {
-                self.error_at(
-                    "E0313",
-                    format!("track `{name}`: visibility must be public, owner or hidden"),
-                    None,
-                );
+                self.error_at("E0313", format!("track `{name}`: visibility must be public, owner or hidden"), None);
             }
             r.tracks.push(TrackInfo {
                 name: name.clone(),
@@ -533,15 +407,10 @@ impl Loader {
             });
         }
         for (name, v) in &f.vars {
-            let default = v
-                .default
-                .as_ref()
-                .map(Value::from_toml)
-                .transpose()
-                .unwrap_or_else(|e| {
-                    self.error_at("E0302", format!("var `{name}`: {e}"), None);
-                    None
-                });
+            let default = v.default.as_ref().map(Value::from_toml).transpose().unwrap_or_else(|e| {
+                self.error_at("E0302", format!("var `{name}`: {e}"), None);
+                None
+            });
             r.vars.push(VarInfo {
                 name: name.clone(),
                 per_player: v.per_player,
@@ -567,19 +436,16 @@ impl Loader {
                 },
                 (None, Some(o)) => OptionSource::Script(check_fn(self, o, 2, "options")),
                 _ => {
-                    self.error_at("E0320", format!("decision `{name}` needs exactly one of `from` (a zone) or `options` (a script)"), None);
-                    OptionSource::Script(FnRef {
-                        name: String::new(),
-                        with_ctx: false,
-                    })
+                    self.error_at(
+                        "E0320",
+                        format!("decision `{name}` needs exactly one of `from` (a zone) or `options` (a script)"),
+                        None,
+                    );
+                    OptionSource::Script(FnRef { name: String::new(), with_ctx: false })
                 }
             };
             if d.filter.is_some() && d.from.is_none() {
-                self.error_at(
-                    "E0321",
-                    format!("decision `{name}`: `filter` only applies with `from`"),
-                    None,
-                );
+                self.error_at("E0321", format!("decision `{name}`: `filter` only applies with `from`"), None);
             }
             r.decisions.push(DecisionInfo {
                 name: name.clone(),
@@ -591,6 +457,7 @@ impl Loader {
                 secret: d.secret,
                 auto: d.auto.as_ref().map(|f| check_fn(self, f, 3, "auto")),
                 auto_if: d.auto_if.as_ref().map(|f| check_fn(self, f, 2, "auto_if")),
+                contest: d.contest.as_ref().and_then(|c| self.contest(&r, name, c)),
             });
         }
         for (name, p) in &f.phases {
@@ -602,9 +469,16 @@ impl Loader {
                     s.commit.is_some(),
                     s.phase.is_some(),
                     s.move_.is_some(),
+                    s.shuffle.is_some(),
                 ];
                 if set.iter().filter(|b| **b).count() != 1 {
-                    self.error_at("E0330", format!("phase `{name}`: each step needs exactly one of run, ask, commit, phase, move"), None);
+                    self.error_at(
+                        "E0330",
+                        format!(
+                            "phase `{name}`: each step needs exactly one of run, ask, commit, phase, move, shuffle"
+                        ),
+                        None,
+                    );
                     continue;
                 }
                 let decision_ref = |l: &mut Loader, d: &Ref| {
@@ -629,6 +503,10 @@ impl Loader {
                         Some(p) => PlayersSel::Script(check_fn(self, p, 1, "players")),
                     };
                     StepKind::Commit(decision_ref(self, d), players)
+                } else if let Some(z) = &s.shuffle {
+                    StepKind::Shuffle(zone_ref(self, &r, z))
+                } else if let Some(z) = &s.shuffle {
+                    StepKind::Shuffle(zone_ref(self, &r, z))
                 } else if let Some(ph) = &s.phase {
                     StepKind::Phase(r.phase(ph.get_ref()).unwrap_or_else(|m| {
                         self.error("E0310", m, Some(ph.span()));
@@ -644,11 +522,7 @@ impl Loader {
                             deal: m.deal,
                         },
                         _ => {
-                            self.error_at(
-                                "E0331",
-                                format!("phase `{name}`: a move step needs `from` and `to`"),
-                                None,
-                            );
+                            self.error_at("E0331", format!("phase `{name}`: a move step needs `from` and `to`"), None);
                             continue;
                         }
                     }
@@ -659,27 +533,29 @@ impl Loader {
             let repeat = match (&p.repeat, &p.repeat_while) {
                 (None, None) => Repeat::Once,
                 (Some(_), Some(_)) => {
-                    self.error_at(
-                        "E0332",
-                        format!("phase `{name}`: use `repeat` or `repeat_while`, not both"),
-                        None,
-                    );
+                    self.error_at("E0332", format!("phase `{name}`: use `repeat` or `repeat_while`, not both"), None);
                     Repeat::Once
                 }
                 (None, Some(w)) => Repeat::While(check_fn(self, w, 1, "repeat_while")),
                 (Some(n), None) => match n {
                     toml::Value::Integer(i) if *i >= 0 => Repeat::Times(*i as u32),
-                    toml::Value::String(p) => {
-                        match r.params.get(p).and_then(|p| p.value.as_int()) {
-                            Some(i) if i >= 0 => Repeat::Times(i as u32),
-                            _ => {
-                                self.error_at("E0333", format!("phase `{name}`: `repeat` names `{p}`, which is not an integer parameter"), None);
-                                Repeat::Once
-                            }
+                    toml::Value::String(p) => match r.params.get(p).and_then(|p| p.value.as_int()) {
+                        Some(i) if i >= 0 => Repeat::Times(i as u32),
+                        _ => {
+                            self.error_at(
+                                "E0333",
+                                format!("phase `{name}`: `repeat` names `{p}`, which is not an integer parameter"),
+                                None,
+                            );
+                            Repeat::Once
                         }
-                    }
+                    },
                     _ => {
-                        self.error_at("E0333", format!("phase `{name}`: `repeat` must be a non-negative integer or a parameter name"), None);
+                        self.error_at(
+                            "E0333",
+                            format!("phase `{name}`: `repeat` must be a non-negative integer or a parameter name"),
+                            None,
+                        );
                         Repeat::Once
                     }
                 },
@@ -690,20 +566,10 @@ impl Loader {
                     0
                 })
             });
-            r.phases.push(PhaseInfo {
-                name: name.clone(),
-                steps,
-                for_each_player: p.for_each_player,
-                repeat,
-                counter,
-            });
+            r.phases.push(PhaseInfo { name: name.clone(), steps, for_each_player: p.for_each_player, repeat, counter });
         }
         r.setup = f.flow.setup.as_ref().map(|s| check_fn(self, s, 1, "setup"));
-        r.winners = f
-            .flow
-            .winners
-            .as_ref()
-            .map(|s| check_fn(self, s, 1, "winners"));
+        r.winners = f.flow.winners.as_ref().map(|s| check_fn(self, s, 1, "winners"));
         match &f.flow.start {
             Some(s) => {
                 r.start = r.phase(s.get_ref()).unwrap_or_else(|m| {
@@ -712,11 +578,7 @@ impl Loader {
                 })
             }
             None => {
-                self.error_at(
-                    "E0334",
-                    "`[flow]` needs `start`, the phase play begins in",
-                    None,
-                );
+                self.error_at("E0334", "`[flow]` needs `start`, the phase play begins in", None);
             }
         }
         r.score = f.game.score.as_ref().map(|s| {
@@ -734,9 +596,184 @@ impl Loader {
     }
 }
 
-fn deserialize_value<T: serde::de::DeserializeOwned>(
-    v: Spanned<DeValue<'static>>,
-) -> Result<T, toml::de::Error> {
+impl Loader {
+    /// Checks a `[decisions.NAME.contest]` table.
+    fn contest(&mut self, r: &Rules, decision: &str, c: &def::ContestDef) -> Option<Contest> {
+        let zone = |l: &mut Loader, z: &Option<Ref>, per_player: bool, key: &str| -> Option<usize> {
+            let z = z.as_ref()?;
+            match r.zone(z.get_ref()) {
+                Ok(i) if r.zones[i].per_player == per_player => Some(i),
+                Ok(_) => {
+                    let want = if per_player { "a per-player" } else { "a global" };
+                    l.error(
+                        "E0340",
+                        format!("decision `{decision}` contest: `{key}` must be {want} zone"),
+                        Some(z.span()),
+                    );
+                    None
+                }
+                Err(m) => {
+                    l.error("E0310", m, Some(z.span()));
+                    None
+                }
+            }
+        };
+        let played_to = zone(self, &c.played_to, false, "played_to");
+        let stake = zone(self, &c.stake, false, "stake");
+        let stake_to = zone(self, &c.stake_to, true, "stake_to");
+        let unclaimed_to = zone(self, &c.unclaimed_to, false, "unclaimed_to");
+        if stake.is_some() != stake_to.is_some() {
+            self.error_at("E0341", format!("decision `{decision}` contest: `stake` and `stake_to` go together"), None);
+        }
+        let score = c.score.as_ref().and_then(|t| match r.track(t.get_ref()) {
+            Ok(i) if r.tracks[i].per_player => Some(i),
+            Ok(_) => {
+                self.error(
+                    "E0340",
+                    format!("decision `{decision}` contest: `score` must be a per-player track"),
+                    Some(t.span()),
+                );
+                None
+            }
+            Err(m) => {
+                self.error("E0310", m, Some(t.span()));
+                None
+            }
+        });
+        let winner_var = c.winner_var.as_ref().and_then(|v| match r.var(v.get_ref()) {
+            Ok(i) if !r.vars[i].per_player => Some(i),
+            Ok(_) => {
+                self.error(
+                    "E0340",
+                    format!("decision `{decision}` contest: `winner_var` must be a global var"),
+                    Some(v.span()),
+                );
+                None
+            }
+            Err(m) => {
+                self.error("E0310", m, Some(v.span()));
+                None
+            }
+        });
+        let Some(by) = c.by.clone() else {
+            self.error_at(
+                "E0342",
+                format!("decision `{decision}` contest: `by` (the property compared) is required"),
+                None,
+            );
+            return None;
+        };
+        Some(Contest { by, best: c.best, ties: c.ties, played_to, stake, stake_to, unclaimed_to, score, winner_var })
+    }
+
+    /// Checks one `[[components.TYPE.instances]]` entry.
+    fn declared_instances(
+        &mut self,
+        r: &Rules,
+        kind: usize,
+        type_name: &str,
+        inst: &toml::Table,
+        type_zone: Option<usize>,
+        type_zone_ref: Option<&Ref>,
+    ) -> Option<DeclaredComponent> {
+        let what = format!("components `{type_name}`");
+        let int_spec = |l: &mut Loader, key: &str, v: &toml::Value| -> Option<IntSpec> {
+            match v {
+                toml::Value::Integer(i) => Some(IntSpec::Int(*i)),
+                toml::Value::String(p) if r.params.get(p).is_some_and(|p| p.value.as_int().is_some()) => {
+                    Some(IntSpec::Param(p.clone()))
+                }
+                other => {
+                    l.error_at(
+                        "E0305",
+                        format!(
+                            "{what}: `{key}` must be an integer or the name of an integer parameter, not `{other}`"
+                        ),
+                        None,
+                    );
+                    None
+                }
+            }
+        };
+        let mut d = DeclaredComponent {
+            kind,
+            id: None,
+            props: IndexMap::new(),
+            count: IntSpec::Int(1),
+            per_player: false,
+            zone: type_zone,
+        };
+        for (k, v) in inst {
+            match k.as_str() {
+                "id" => d.id = v.as_str().map(str::to_string),
+                "count" => d.count = int_spec(self, "count", v)?,
+                "per_player" => d.per_player = v.as_bool().unwrap_or(false),
+                "zone" => match v.as_str().map(|z| r.zone(z)) {
+                    Some(Ok(z)) => d.zone = Some(z),
+                    Some(Err(m)) => {
+                        self.error_at("E0310", format!("{what}: {m}"), None);
+                        return None;
+                    }
+                    None => {
+                        self.error_at("E0305", format!("{what}: `zone` must be a zone name"), None);
+                        return None;
+                    }
+                },
+                _ => {
+                    let spec = match v {
+                        toml::Value::Table(t) if t.contains_key("from") || t.contains_key("to") => {
+                            let (Some(from), Some(to)) = (t.get("from"), t.get("to")) else {
+                                self.error_at(
+                                    "E0305",
+                                    format!("{what}: property `{k}` needs both `from` and `to`"),
+                                    None,
+                                );
+                                return None;
+                            };
+                            PropSpec::Range(int_spec(self, "from", from)?, int_spec(self, "to", to)?)
+                        }
+                        toml::Value::Table(t) if t.contains_key("each") => match t.get("each").map(Value::from_toml) {
+                            Some(Ok(Value::List(items))) => PropSpec::Each(items),
+                            _ => {
+                                self.error_at(
+                                    "E0305",
+                                    format!("{what}: property `{k}`: `each` must be a list of values"),
+                                    None,
+                                );
+                                return None;
+                            }
+                        },
+                        other => match Value::from_toml(other) {
+                            Ok(v) => PropSpec::Fixed(v),
+                            Err(e) => {
+                                self.error_at("E0302", format!("{what} property `{k}`: {e}"), None);
+                                return None;
+                            }
+                        },
+                    };
+                    d.props.insert(k.clone(), spec);
+                }
+            }
+        }
+        if let Some(z) = d.zone {
+            if r.zones[z].per_player != d.per_player {
+                let msg = if d.per_player {
+                    format!(
+                        "{what}: `per_player` instances need a per-player zone, and `{}` is global",
+                        r.zones[z].name
+                    )
+                } else {
+                    format!("{what}: `{}` is a per-player zone; add `per_player = true` to the instances or deal them in a script", r.zones[z].name)
+                };
+                self.error("E0312", msg, type_zone_ref.map(Spanned::span));
+                return None;
+            }
+        }
+        Some(d)
+    }
+}
+
+fn deserialize_value<T: serde::de::DeserializeOwned>(v: Spanned<DeValue<'static>>) -> Result<T, toml::de::Error> {
     let span = v.span();
     match v.into_inner() {
         DeValue::Table(t) => T::deserialize(toml::de::Deserializer::from(Spanned::new(span, t))),
@@ -758,10 +795,7 @@ fn parse_param(text: &str, p: &ParamInfo) -> Result<Value, String> {
         | (Value::Str(_), Value::Str(_))
         | (Value::Unit, _) => {}
         (Value::List(_), _) => {
-            let items = text
-                .split(',')
-                .map(|s| Value::Str(s.trim().to_string()))
-                .collect();
+            let items = text.split(',').map(|s| Value::Str(s.trim().to_string())).collect();
             return Ok(Value::List(items));
         }
         (expected, _) => return Err(format!("expected a value like `{expected}`")),
@@ -777,13 +811,7 @@ fn parse_param(text: &str, p: &ParamInfo) -> Result<Value, String> {
     }
     if let Some(c) = &p.choices {
         if !c.contains(&v) {
-            return Err(format!(
-                "must be one of {}",
-                c.iter()
-                    .map(|c| c.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            return Err(format!("must be one of {}", c.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")));
         }
     }
     Ok(v)
@@ -800,9 +828,7 @@ fn folder_name(folder: &Path) -> String {
 fn rhai_files(folder: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(folder)
         .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "rhai"))
-                .collect()
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "rhai")).collect()
         })
         .unwrap_or_default();
     v.sort();
@@ -812,27 +838,17 @@ fn rhai_files(folder: &Path) -> Vec<PathBuf> {
 fn available_variants(layers: &[Layer]) -> Vec<VariantInfo> {
     let mut out: Vec<VariantInfo> = Vec::new();
     for l in layers {
-        for p in std::fs::read_dir(l.folder.join("variants"))
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok().map(|e| e.path()))
+        for p in
+            std::fs::read_dir(l.folder.join("variants")).into_iter().flatten().filter_map(|e| e.ok().map(|e| e.path()))
         {
             if p.extension().is_none_or(|e| e != "toml") {
                 continue;
             }
-            let name = p
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let description = std::fs::read_to_string(&p)
                 .ok()
                 .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
-                .and_then(|t| {
-                    t.get("variant")?
-                        .get("description")?
-                        .as_str()
-                        .map(str::to_string)
-                })
+                .and_then(|t| t.get("variant")?.get("description")?.as_str().map(str::to_string))
                 .unwrap_or_default();
             out.retain(|v| v.name != name);
             out.push(VariantInfo { name, description });
@@ -856,21 +872,14 @@ fn get<'a>(t: &'a Table, path: &[&str]) -> Option<&'a Spanned<DeValue<'static>>>
 
 fn get_str(t: &Table, path: &[&str]) -> Option<Ref> {
     let v = get(t, path)?;
-    v.get_ref()
-        .as_str()
-        .map(|s| Spanned::new(v.span(), s.to_string()))
+    v.get_ref().as_str().map(|s| Spanned::new(v.span(), s.to_string()))
 }
 
 fn get_str_list(t: &Table, path: &[&str]) -> Vec<Ref> {
     match get(t, path).map(Spanned::get_ref) {
-        Some(DeValue::Array(a)) => a
-            .iter()
-            .filter_map(|v| {
-                v.get_ref()
-                    .as_str()
-                    .map(|s| Spanned::new(v.span(), s.to_string()))
-            })
-            .collect(),
+        Some(DeValue::Array(a)) => {
+            a.iter().filter_map(|v| v.get_ref().as_str().map(|s| Spanned::new(v.span(), s.to_string()))).collect()
+        }
         _ => Vec::new(),
     }
 }
@@ -884,18 +893,10 @@ fn get_str_list_opt(t: &Table, folder: &Path, l: &mut Loader) -> Option<Vec<Path
         let p = folder.join(s.get_ref());
         if p.is_file() {
             out.push(p);
-        } else if let Some(p) = folder
-            .parent()
-            .map(|f| f.join(s.get_ref()))
-            .filter(|p| p.is_file())
-        {
+        } else if let Some(p) = folder.parent().map(|f| f.join(s.get_ref())).filter(|p| p.is_file()) {
             out.push(p);
         } else {
-            l.error(
-                "E0003",
-                format!("script `{}` not found", s.get_ref()),
-                Some(s.span()),
-            );
+            l.error("E0003", format!("script `{}` not found", s.get_ref()), Some(s.span()));
         }
     }
     Some(out)
@@ -910,10 +911,7 @@ fn shift(v: Spanned<DeValue<'static>>, base: usize) -> Spanned<DeValue<'static>>
             let mut out = DeTable::new();
             for (k, v) in t {
                 let ks = k.span();
-                out.insert(
-                    Spanned::new(ks.start + base..ks.end + base, k.into_inner()),
-                    shift(v, base),
-                );
+                out.insert(Spanned::new(ks.start + base..ks.end + base, k.into_inner()), shift(v, base));
             }
             DeValue::Table(out)
         }

@@ -47,27 +47,12 @@ pub struct Event {
 impl Event {
     /// A public event.
     pub fn public(kind: EventKind, text: impl Into<String>) -> Self {
-        Event {
-            kind,
-            text: text.into(),
-            audience: Audience::All,
-            redacted: None,
-        }
+        Event { kind, text: text.into(), audience: Audience::All, redacted: None }
     }
 
     /// A private event with an optional public stand-in.
-    pub fn private(
-        kind: EventKind,
-        to: Vec<usize>,
-        text: impl Into<String>,
-        redacted: Option<String>,
-    ) -> Self {
-        Event {
-            kind,
-            text: text.into(),
-            audience: Audience::Only(to),
-            redacted,
-        }
+    pub fn private(kind: EventKind, to: Vec<usize>, text: impl Into<String>, redacted: Option<String>) -> Self {
+        Event { kind, text: text.into(), audience: Audience::Only(to), redacted }
     }
 
     /// The text a viewer may read (`None` = omniscient), or nothing.
@@ -82,10 +67,7 @@ impl Event {
 
 /// The log as a viewer may read it, one line per event.
 pub fn redacted_lines(events: &[Event], viewer: Option<usize>) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| e.for_viewer(viewer).map(str::to_string))
-        .collect()
+    events.iter().filter_map(|e| e.for_viewer(viewer).map(str::to_string)).collect()
 }
 
 #[cfg(test)]
@@ -94,12 +76,7 @@ mod tests {
 
     #[test]
     fn private_events_are_redacted_for_others() {
-        let e = Event::private(
-            EventKind::Commit,
-            vec![1],
-            "P2 committed 7",
-            Some("P2 committed".into()),
-        );
+        let e = Event::private(EventKind::Commit, vec![1], "P2 committed 7", Some("P2 committed".into()));
         assert_eq!(e.for_viewer(Some(1)), Some("P2 committed 7"));
         assert_eq!(e.for_viewer(Some(0)), Some("P2 committed"));
         assert_eq!(e.for_viewer(None), Some("P2 committed 7"));

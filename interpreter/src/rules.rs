@@ -25,15 +25,49 @@ pub struct ComponentType {
     pub label: Option<String>,
 }
 
-/// One component instance declared in TOML (script-created ones are added at setup).
+/// An integer written in TOML, or the name of an integer parameter.
+#[derive(Clone, Debug)]
+pub enum IntSpec {
+    /// A literal.
+    Int(i64),
+    /// A parameter's value.
+    Param(String),
+}
+
+impl IntSpec {
+    /// The value, given the parameters in force.
+    pub fn get(&self, params: &IndexMap<String, ParamInfo>) -> i64 {
+        match self {
+            IntSpec::Int(i) => *i,
+            IntSpec::Param(p) => params.get(p).and_then(|p| p.value.as_int()).unwrap_or(0),
+        }
+    }
+}
+
+/// How a declared property takes its values.
+#[derive(Clone, Debug)]
+pub enum PropSpec {
+    /// One value.
+    Fixed(Value),
+    /// One instance per integer in `from..=to`.
+    Range(IntSpec, IntSpec),
+    /// One instance per listed value.
+    Each(Vec<Value>),
+}
+
+/// A set of component instances declared in TOML, expanded when a game starts.
 #[derive(Clone, Debug)]
 pub struct DeclaredComponent {
     /// Type index.
     pub kind: usize,
-    /// Explicit id, if given.
+    /// Id template (`{prop}` placeholders, `{seat}` = 1-based seat), if given.
     pub id: Option<String>,
     /// Properties.
-    pub props: IndexMap<String, Value>,
+    pub props: IndexMap<String, PropSpec>,
+    /// Copies of each instance.
+    pub count: IntSpec,
+    /// One set per player, in that player's zone.
+    pub per_player: bool,
     /// Starting zone, if any.
     pub zone: Option<usize>,
 }
@@ -124,6 +158,31 @@ pub struct DecisionInfo {
     pub auto: Option<FnRef>,
     /// Which seats answer automatically (all, when `auto` is set and this is not).
     pub auto_if: Option<FnRef>,
+    /// Engine-judged comparison of revealed components.
+    pub contest: Option<Contest>,
+}
+
+/// A resolved `[decisions.NAME.contest]`.
+#[derive(Clone, Debug)]
+pub struct Contest {
+    /// Property compared.
+    pub by: String,
+    /// Which end wins.
+    pub best: crate::def::Best,
+    /// Tie rule.
+    pub ties: crate::def::Ties,
+    /// Destination of revealed components.
+    pub played_to: Option<usize>,
+    /// Stake zone.
+    pub stake: Option<usize>,
+    /// Winner's zone for the stake.
+    pub stake_to: Option<usize>,
+    /// Destination of an unclaimed stake.
+    pub unclaimed_to: Option<usize>,
+    /// Winner's score track.
+    pub score: Option<usize>,
+    /// Var for the winner.
+    pub winner_var: Option<usize>,
 }
 
 /// Who is asked in an `ask` step.
@@ -155,6 +214,8 @@ pub enum StepKind {
     Commit(usize, PlayersSel),
     /// Enter a phase.
     Phase(usize),
+    /// Shuffle a zone.
+    Shuffle(usize),
     /// Move components.
     Move {
         /// Source zone.
@@ -300,55 +361,32 @@ pub struct Index {
 impl Rules {
     /// Seat name for display.
     pub fn seat_name(&self, player: usize) -> String {
-        self.seat_names
-            .get(player)
-            .cloned()
-            .unwrap_or_else(|| format!("P{}", player + 1))
+        self.seat_names.get(player).cloned().unwrap_or_else(|| format!("P{}", player + 1))
     }
 
     /// Zone index by name.
     pub fn zone(&self, name: &str) -> Result<usize, String> {
-        self.index
-            .zones
-            .get(name)
-            .copied()
-            .ok_or_else(|| unknown("zone", name, self.index.zones.keys()))
+        self.index.zones.get(name).copied().ok_or_else(|| unknown("zone", name, self.index.zones.keys()))
     }
 
     /// Track index by name.
     pub fn track(&self, name: &str) -> Result<usize, String> {
-        self.index
-            .tracks
-            .get(name)
-            .copied()
-            .ok_or_else(|| unknown("track", name, self.index.tracks.keys()))
+        self.index.tracks.get(name).copied().ok_or_else(|| unknown("track", name, self.index.tracks.keys()))
     }
 
     /// Variable index by name.
     pub fn var(&self, name: &str) -> Result<usize, String> {
-        self.index
-            .vars
-            .get(name)
-            .copied()
-            .ok_or_else(|| unknown("var", name, self.index.vars.keys()))
+        self.index.vars.get(name).copied().ok_or_else(|| unknown("var", name, self.index.vars.keys()))
     }
 
     /// Decision index by name.
     pub fn decision(&self, name: &str) -> Result<usize, String> {
-        self.index
-            .decisions
-            .get(name)
-            .copied()
-            .ok_or_else(|| unknown("decision", name, self.index.decisions.keys()))
+        self.index.decisions.get(name).copied().ok_or_else(|| unknown("decision", name, self.index.decisions.keys()))
     }
 
     /// Phase index by name.
     pub fn phase(&self, name: &str) -> Result<usize, String> {
-        self.index
-            .phases
-            .get(name)
-            .copied()
-            .ok_or_else(|| unknown("phase", name, self.index.phases.keys()))
+        self.index.phases.get(name).copied().ok_or_else(|| unknown("phase", name, self.index.phases.keys()))
     }
 
     /// Component type index by name.
@@ -369,14 +407,7 @@ pub fn unknown<'a>(what: &str, name: &str, known: impl Iterator<Item = &'a Strin
         None => {
             let mut k = known.clone();
             k.sort();
-            format!(
-                "unknown {what} `{name}`; known: {}",
-                if k.is_empty() {
-                    "none".into()
-                } else {
-                    k.join(", ")
-                }
-            )
+            format!("unknown {what} `{name}`; known: {}", if k.is_empty() { "none".into() } else { k.join(", ") })
         }
     }
 }

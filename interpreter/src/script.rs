@@ -46,11 +46,7 @@ pub struct ScriptError {
 impl fmt::Display for ScriptError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.location {
-            Some(l) => write!(
-                f,
-                "{l}: script `{}` failed: {}",
-                self.function, self.message
-            ),
+            Some(l) => write!(f, "{l}: script `{}` failed: {}", self.function, self.message),
             None => write!(f, "script `{}` failed: {}", self.function, self.message),
         }
     }
@@ -79,25 +75,19 @@ impl GameHandle {
     /// Runs `f` on the rules and the work of this call; its `Err` becomes a script error.
     pub(crate) fn with<T>(
         &self,
-        f: impl FnOnce(&Rules, &mut Work) -> Result<T, String>,
+        f: impl FnOnce(&Arc<Rules>, &mut Work) -> Result<T, String>,
     ) -> Result<T, Box<EvalAltResult>> {
-        let mut guard = self
-            .work
-            .lock()
-            .map_err(|_| runtime("game state is poisoned"))?;
-        let work = guard.as_mut().ok_or_else(|| {
-            runtime("the game handle is no longer valid outside the call it was given to")
-        })?;
+        let mut guard = self.work.lock().map_err(|_| runtime("game state is poisoned"))?;
+        let work = guard
+            .as_mut()
+            .ok_or_else(|| runtime("the game handle is no longer valid outside the call it was given to"))?;
         f(&self.rules, work).map_err(runtime)
     }
 }
 
 /// A runtime error for a script.
 pub(crate) fn runtime(msg: impl Into<String>) -> Box<EvalAltResult> {
-    Box::new(EvalAltResult::ErrorRuntime(
-        Dynamic::from(msg.into()),
-        rhai::Position::NONE,
-    ))
+    Box::new(EvalAltResult::ErrorRuntime(Dynamic::from(msg.into()), rhai::Position::NONE))
 }
 
 impl Default for Scripts {
@@ -118,13 +108,9 @@ impl Scripts {
         engine.set_max_map_size(10_000);
         engine.disable_symbol("eval");
         engine.on_print(|s| eprintln!("[script] {s}"));
-        engine
-            .on_debug(|s, src, pos| eprintln!("[script debug] {}:{pos}: {s}", src.unwrap_or("?")));
+        engine.on_debug(|s, src, pos| eprintln!("[script debug] {}:{pos}: {s}", src.unwrap_or("?")));
         crate::api::register(&mut engine);
-        Scripts {
-            engine,
-            ast: AST::empty(),
-        }
+        Scripts { engine, ast: AST::empty() }
     }
 
     /// Compiles one file and adds its functions, replacing same-named ones already added.
@@ -144,10 +130,7 @@ impl Scripts {
 
     /// Every script function as `(name, number of parameters)`.
     pub fn function_arities(&self) -> HashSet<(String, usize)> {
-        self.ast
-            .iter_functions()
-            .map(|f| (f.name.to_string(), f.params.len()))
-            .collect()
+        self.ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect()
     }
 
     /// Calls a script function with `game` first, then `args`, then `ctx` if the function
@@ -160,10 +143,7 @@ impl Scripts {
         args: Vec<Dynamic>,
         ctx: &Value,
     ) -> (Work, Result<Dynamic, ScriptError>) {
-        let handle = GameHandle {
-            rules: rules.clone(),
-            work: Arc::new(Mutex::new(Some(work))),
-        };
+        let handle = GameHandle { rules: rules.clone(), work: Arc::new(Mutex::new(Some(work))) };
         let mut all = Vec::with_capacity(args.len() + 2);
         all.push(Dynamic::from(handle.clone()));
         all.extend(args);
@@ -171,19 +151,8 @@ impl Scripts {
             all.push(ctx.to_dynamic());
         }
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
-        let result = self.engine.call_fn_with_options::<Dynamic>(
-            options,
-            &mut Scope::new(),
-            &self.ast,
-            &f.name,
-            all,
-        );
-        let work = handle
-            .work
-            .lock()
-            .ok()
-            .and_then(|mut g| g.take())
-            .expect("script work is returned after the call");
+        let result = self.engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &self.ast, &f.name, all);
+        let work = handle.work.lock().ok().and_then(|mut g| g.take()).expect("script work is returned after the call");
         (work, result.map_err(|e| describe(&f.name, &e)))
     }
 }
@@ -210,9 +179,7 @@ fn describe(function: &str, err: &EvalAltResult) -> ScriptError {
     let mut message = match e {
         EvalAltResult::ErrorRuntime(d, _) => d.to_string(),
         EvalAltResult::ErrorTooManyOperations(_) => {
-            format!(
-                "exceeded the budget of {MAX_OPERATIONS} operations in one call (an endless loop?)"
-            )
+            format!("exceeded the budget of {MAX_OPERATIONS} operations in one call (an endless loop?)")
         }
         other => {
             let text = other.to_string();
@@ -226,29 +193,16 @@ fn describe(function: &str, err: &EvalAltResult) -> ScriptError {
         message.push_str(&format!(" (in {})", trail.join(" -> ")));
     }
     let location = match (source, pos.line()) {
-        (Some(src), Some(line)) => Some(Location {
-            file: src.into(),
-            line,
-            column: pos.position().unwrap_or(1),
-        }),
+        (Some(src), Some(line)) => Some(Location { file: src.into(), line, column: pos.position().unwrap_or(1) }),
         _ => None,
     };
-    ScriptError {
-        function: function.to_string(),
-        message,
-        location,
-    }
+    ScriptError { function: function.to_string(), message, location }
 }
 
 impl Work {
     /// Work on a state, recording events if `logging`.
     pub fn new(state: State, logging: bool) -> Work {
-        Work {
-            state,
-            events: Vec::new(),
-            pushed: Vec::new(),
-            logging,
-        }
+        Work { state, events: Vec::new(), pushed: Vec::new(), logging }
     }
 
     /// A stand-in while the real work is lent to a script.

@@ -40,12 +40,7 @@ pub struct Session<'g> {
 
 impl<'g> Session<'g> {
     /// Starts a game: creates the state, runs setup and the flow up to the first decision.
-    pub fn new(
-        game: &'g Game,
-        players: usize,
-        seed: u64,
-        logging: bool,
-    ) -> Result<Session<'g>, PlayError> {
+    pub fn new(game: &'g Game, players: usize, seed: u64, logging: bool) -> Result<Session<'g>, PlayError> {
         let r = &game.rules;
         if players < r.min_players || players > r.max_players {
             return Err(PlayError::Players(format!(
@@ -53,26 +48,13 @@ impl<'g> Session<'g> {
                 r.title, r.min_players, r.max_players
             )));
         }
-        let mut work = Work::new(State::new(r, players, seed), logging);
-        work.state.stack.push(crate::state::Frame::Phase {
-            phase: r.start,
-            step: 0,
-            pos: 0,
-            pass: 0,
-            begun: false,
-        });
+        let mut work = Work::new(game.initial_state(players, seed), logging);
+        work.state.stack.push(crate::state::Frame::Phase { phase: r.start, step: 0, pos: 0, pass: 0, begun: false });
         if let Some(setup) = &r.setup {
             let _ = game.call(&mut work, setup, vec![], &crate::value::Value::Unit)?;
         }
         game.advance(&mut work)?;
-        Ok(Session {
-            game,
-            state: work.state,
-            log: work.events,
-            history: Vec::new(),
-            logging,
-            seed,
-        })
+        Ok(Session { game, state: work.state, log: work.events, history: Vec::new(), logging, seed })
     }
 
     /// The game being played.
@@ -124,13 +106,7 @@ impl<'g> Session<'g> {
     pub fn to_act(&self) -> Vec<usize> {
         match &self.state.pending {
             None => Vec::new(),
-            Some(p) => p
-                .players
-                .iter()
-                .zip(&p.chosen)
-                .filter(|(_, c)| c.is_none())
-                .map(|(p, _)| *p)
-                .collect(),
+            Some(p) => p.players.iter().zip(&p.chosen).filter(|(_, c)| c.is_none()).map(|(p, _)| *p).collect(),
         }
     }
 
@@ -148,9 +124,7 @@ impl<'g> Session<'g> {
 
     /// Number of legal options for a seat (0 if it need not decide).
     pub fn option_count(&self, player: usize) -> usize {
-        self.slot(player)
-            .map(|(p, s)| p.options[s].len())
-            .unwrap_or(0)
+        self.slot(player).map(|(p, s)| p.options[s].len()).unwrap_or(0)
     }
 
     /// Legal options of a seat that must decide now.
@@ -211,24 +185,14 @@ impl<'g> Session<'g> {
             )));
         };
         if pending.chosen[slot].is_some() {
-            return Err(PlayError::Illegal(format!(
-                "{who} has already committed to `{}`",
-                d.name
-            )));
+            return Err(PlayError::Illegal(format!("{who} has already committed to `{}`", d.name)));
         }
         let opts = &pending.options[slot];
-        if let Some(i) = opts
-            .iter()
-            .position(|c| self.game.choice_id(&self.state, c) == option)
-        {
+        if let Some(i) = opts.iter().position(|c| self.game.choice_id(&self.state, c) == option) {
             return Ok(i);
         }
         let by_label: Vec<usize> = (0..opts.len())
-            .filter(|i| {
-                self.game
-                    .choice_label(&self.state, pending.decision, &opts[*i])
-                    == option
-            })
+            .filter(|i| self.game.choice_label(&self.state, pending.decision, &opts[*i]) == option)
             .collect();
         if by_label.len() == 1 {
             return Ok(by_label[0]);
@@ -236,58 +200,30 @@ impl<'g> Session<'g> {
         let legal: Vec<String> = self
             .options(player)
             .iter()
-            .map(|o| {
-                if o.id == o.label {
-                    o.id.clone()
-                } else {
-                    format!("{} ({})", o.id, o.label)
-                }
-            })
+            .map(|o| if o.id == o.label { o.id.clone() } else { format!("{} ({})", o.id, o.label) })
             .collect();
-        let why = if by_label.len() > 1 {
-            "matches several options by label"
-        } else {
-            "is not a legal option"
-        };
-        Err(PlayError::Illegal(format!(
-            "`{option}` {why} for {who} in `{}`; legal: {}",
-            d.name,
-            legal.join(", ")
-        )))
+        let why = if by_label.len() > 1 { "matches several options by label" } else { "is not a legal option" };
+        Err(PlayError::Illegal(format!("`{option}` {why} for {who} in `{}`; legal: {}", d.name, legal.join(", "))))
     }
 
     /// Applies a seat's choice by index into [`Session::options`].
     pub fn apply_index(&mut self, player: usize, index: usize) -> Result<(), PlayError> {
         let game = self.game;
         let r = &game.rules;
-        let Some(slot) = self
-            .state
-            .pending
-            .as_ref()
-            .and_then(|p| p.players.iter().position(|x| *x == player))
-        else {
-            return Err(PlayError::Illegal(format!(
-                "{} does not decide now",
-                r.seat_name(player)
-            )));
+        let Some(slot) = self.state.pending.as_ref().and_then(|p| p.players.iter().position(|x| *x == player)) else {
+            return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
         };
         let pending = self.state.pending.as_ref().expect("checked");
         if pending.chosen[slot].is_some() || index >= pending.options[slot].len() {
-            return Err(PlayError::Illegal(format!(
-                "option {index} is not legal for {}",
-                r.seat_name(player)
-            )));
+            return Err(PlayError::Illegal(format!("option {index} is not legal for {}", r.seat_name(player))));
         }
-        let id = game
-            .choice_id(&self.state, &pending.options[slot][index])
-            .to_string();
+        let id = game.choice_id(&self.state, &pending.options[slot][index]).to_string();
         let remaining = pending.chosen.iter().filter(|c| c.is_none()).count();
         if pending.commit && remaining > 1 {
             // Recording one hidden commit cannot fail and runs no script: no copy needed.
             if self.logging {
                 let who = r.seat_name(player);
-                let label =
-                    game.choice_label(&self.state, pending.decision, &pending.options[slot][index]);
+                let label = game.choice_label(&self.state, pending.decision, &pending.options[slot][index]);
                 let name = &r.decisions[pending.decision].name;
                 self.log.push(Event::private(
                     EventKind::Commit,
@@ -300,22 +236,30 @@ impl<'g> Session<'g> {
             self.history.push(Move { player, option: id });
             return Ok(());
         }
-        let mut work = Work::new(self.state.clone(), self.logging);
+        let mut events = Vec::new();
         if pending.commit && self.logging {
             let who = r.seat_name(player);
-            let label =
-                game.choice_label(&self.state, pending.decision, &pending.options[slot][index]);
+            let label = game.choice_label(&self.state, pending.decision, &pending.options[slot][index]);
             let name = &r.decisions[pending.decision].name;
-            work.events.push(Event::private(
+            events.push(Event::private(
                 EventKind::Commit,
                 vec![player],
                 format!("{who} committed {label} ({name})"),
                 Some(format!("{who} committed ({name})")),
             ));
         }
-        work.state.pending.as_mut().expect("checked").chosen[slot] = Some(index);
-        game.resolve(&mut work)?;
-        game.advance(&mut work)?;
+        // The transaction: work on a copy (without the pending decision, which is moved, not
+        // copied) and keep it only if everything succeeds.
+        let mut pending = self.state.pending.take().expect("checked");
+        pending.chosen[slot] = Some(index);
+        let mut work = Work::new(self.state.clone(), self.logging);
+        work.events = events;
+        let result = game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work));
+        if let Err(e) = result {
+            pending.chosen[slot] = None;
+            self.state.pending = Some(pending);
+            return Err(e);
+        }
         self.state = work.state;
         self.log.extend(work.events);
         self.history.push(Move { player, option: id });

@@ -66,12 +66,7 @@ impl std::fmt::Display for SimFailure {
             self.error
         )?;
         if let Some(m) = self.moves.last() {
-            write!(
-                f,
-                "\n  last decision: P{} chose `{}`",
-                m.player + 1,
-                m.option
-            )?;
+            write!(f, "\n  last decision: P{} chose `{}`", m.player + 1, m.option)?;
         }
         Ok(())
     }
@@ -92,11 +87,7 @@ impl Stats {
     fn of(xs: impl Iterator<Item = i64> + Clone) -> Stats {
         let n = xs.clone().count().max(1) as f64;
         let sum: i64 = xs.clone().sum();
-        Stats {
-            mean: round3(sum as f64 / n),
-            min: xs.clone().min().unwrap_or(0),
-            max: xs.max().unwrap_or(0),
-        }
+        Stats { mean: round3(sum as f64 / n), min: xs.clone().min().unwrap_or(0), max: xs.max().unwrap_or(0) }
     }
 }
 
@@ -136,22 +127,9 @@ pub struct Summary {
 }
 
 /// Plays one game with bots; returns its record or the failure that stopped it.
-pub fn play_one(
-    game: &Game,
-    players: usize,
-    index: u64,
-    seed: u64,
-    bot: &str,
-) -> Result<GameRecord, SimFailure> {
-    let fail = |moves: Vec<Move>, error| SimFailure {
-        index,
-        seed,
-        moves,
-        error,
-    };
-    let mut session = game
-        .start_quiet(players, seed)
-        .map_err(|e| fail(Vec::new(), e))?;
+pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -> Result<GameRecord, SimFailure> {
+    let fail = |moves: Vec<Move>, error| SimFailure { index, seed, moves, error };
+    let mut session = game.start_quiet(players, seed).map_err(|e| fail(Vec::new(), e))?;
     let mut bots = (0..players)
         .map(|p| make_bot(bot, seed, p))
         .collect::<Result<Vec<_>, _>>()
@@ -167,20 +145,11 @@ pub fn play_one(
         if let Err(e) = session.apply_index(p, choice) {
             let mut moves = session.history().to_vec();
             let options = session.options(p);
-            moves.push(Move {
-                player: p,
-                option: options
-                    .get(choice)
-                    .map(|o| o.id.clone())
-                    .unwrap_or_default(),
-            });
+            moves.push(Move { player: p, option: options.get(choice).map(|o| o.id.clone()).unwrap_or_default() });
             return Err(fail(moves, e));
         }
     }
-    let outcome = session.outcome().cloned().unwrap_or(crate::state::Outcome {
-        winners: vec![],
-        scores: vec![],
-    });
+    let outcome = session.outcome().cloned().unwrap_or(crate::state::Outcome { winners: vec![], scores: vec![] });
     Ok(GameRecord {
         index,
         seed,
@@ -193,11 +162,7 @@ pub fn play_one(
 
 /// Plays a series of games, calling `progress` after each. Records come back in series order
 /// whatever the number of jobs.
-pub fn run(
-    game: &Game,
-    cfg: &SimConfig,
-    progress: &(dyn Fn() + Sync),
-) -> Result<Vec<GameRecord>, SimFailure> {
+pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result<Vec<GameRecord>, SimFailure> {
     let one = |i: u64| {
         let r = play_one(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bot);
         progress();
@@ -206,10 +171,7 @@ pub fn run(
     let results: Vec<Result<GameRecord, SimFailure>> = if cfg.jobs <= 1 {
         (0..cfg.games).map(one).collect()
     } else {
-        match rayon::ThreadPoolBuilder::new()
-            .num_threads(cfg.jobs)
-            .build()
-        {
+        match rayon::ThreadPoolBuilder::new().num_threads(cfg.jobs).build() {
             Ok(pool) => pool.install(|| (0..cfg.games).into_par_iter().map(one).collect()),
             Err(_) => (0..cfg.games).map(one).collect(),
         }
@@ -236,15 +198,13 @@ pub fn summarize(game: &Game, cfg: &SimConfig, records: &[GameRecord]) -> Summar
     let games = records.len().max(1) as f64;
     let has_scores = records.first().is_some_and(|r| r.scores.len() == n);
     let mean_score_by_seat = if has_scores {
-        (0..n)
-            .map(|p| round3(records.iter().map(|r| r.scores[p] as f64).sum::<f64>() / games))
-            .collect()
+        (0..n).map(|p| round3(records.iter().map(|r| r.scores[p] as f64).sum::<f64>() / games)).collect()
     } else {
         Vec::new()
     };
-    let spreads = records.iter().map(|r| {
-        r.scores.iter().max().copied().unwrap_or(0) - r.scores.iter().min().copied().unwrap_or(0)
-    });
+    let spreads = records
+        .iter()
+        .map(|r| r.scores.iter().max().copied().unwrap_or(0) - r.scores.iter().min().copied().unwrap_or(0));
     Summary {
         game: game.rules.name.clone(),
         variants: game.rules.variants.clone(),

@@ -171,21 +171,9 @@ impl State {
     /// their start, variables at their defaults. Setup scripts run later.
     pub fn new(rules: &Rules, players: usize, seed: u64) -> State {
         let slots = |per_player: bool| if per_player { players } else { 1 };
-        let zones = rules
-            .zones
-            .iter()
-            .map(|z| vec![ZoneSlot::default(); slots(z.per_player)])
-            .collect();
-        let tracks = rules
-            .tracks
-            .iter()
-            .map(|t| vec![t.start; slots(t.per_player)])
-            .collect();
-        let vars = rules
-            .vars
-            .iter()
-            .map(|v| vec![v.default.clone(); slots(v.per_player)])
-            .collect();
+        let zones = rules.zones.iter().map(|z| vec![ZoneSlot::default(); slots(z.per_player)]).collect();
+        let tracks = rules.tracks.iter().map(|t| vec![t.start; slots(t.per_player)]).collect();
+        let vars = rules.vars.iter().map(|v| vec![v.default.clone(); slots(v.per_player)]).collect();
         let mut state = State {
             players,
             components: Arc::new(Components::default()),
@@ -204,12 +192,60 @@ impl State {
             decisions: 0,
         };
         for c in &rules.components {
-            let idx = state.create(rules, c.kind, c.id.clone(), c.props.clone());
-            if let (Ok(idx), Some(z)) = (idx, c.zone) {
-                let _ = state.put(rules, idx, z, 0);
-            }
+            state.create_declared(rules, c);
         }
         state
+    }
+
+    /// Creates the instances of one declared set (ranges multiplied out, one set per player
+    /// if asked) and puts them in their zone.
+    fn create_declared(&mut self, rules: &Rules, c: &crate::rules::DeclaredComponent) {
+        use crate::rules::PropSpec;
+        let mut combos: Vec<IndexMap<String, Value>> = vec![IndexMap::new()];
+        for (k, spec) in &c.props {
+            let values: Vec<Value> = match spec {
+                PropSpec::Fixed(v) => vec![v.clone()],
+                PropSpec::Range(a, b) => (a.get(&rules.params)..=b.get(&rules.params)).map(Value::Int).collect(),
+                PropSpec::Each(items) => items.clone(),
+            };
+            combos = combos
+                .into_iter()
+                .flat_map(|m| {
+                    values.iter().map(move |v| {
+                        let mut m = m.clone();
+                        m.insert(k.clone(), v.clone());
+                        m
+                    })
+                })
+                .collect();
+        }
+        let copies = c.count.get(&rules.params).max(0);
+        let owners: Vec<Option<usize>> = if c.per_player { (0..self.players).map(Some).collect() } else { vec![None] };
+        for owner in owners {
+            for props in &combos {
+                let mut props = props.clone();
+                if let Some(p) = owner {
+                    props.insert("owner".into(), Value::Int(p as i64));
+                }
+                for n in 0..copies {
+                    let id = c.id.as_ref().map(|t| {
+                        let mut with_seat = props.clone();
+                        if let Some(p) = owner {
+                            with_seat.insert("seat".into(), Value::Int(p as i64 + 1));
+                        }
+                        let id = crate::flow::fill_template(t, &with_seat, "");
+                        if copies > 1 {
+                            format!("{id}-{}", n + 1)
+                        } else {
+                            id
+                        }
+                    });
+                    if let (Ok(idx), Some(z)) = (self.create(rules, c.kind, id, props.clone()), c.zone) {
+                        let _ = self.put(rules, idx, z, owner.unwrap_or(0));
+                    }
+                }
+            }
+        }
     }
 
     /// Creates a component, not yet in a zone. Fails if the id is taken.
@@ -234,27 +270,15 @@ impl State {
 
     /// Component index by id.
     pub fn component_index(&self, id: &str) -> Result<u32, String> {
-        self.components
-            .by_id
-            .get(id)
-            .copied()
-            .ok_or_else(|| format!("no component with id `{id}`"))
+        self.components.by_id.get(id).copied().ok_or_else(|| format!("no component with id `{id}`"))
     }
 
     /// The slot of a zone for an owner, checking the owner fits the zone.
-    pub fn slot_index(
-        &self,
-        rules: &Rules,
-        zone: usize,
-        owner: Option<usize>,
-    ) -> Result<usize, String> {
+    pub fn slot_index(&self, rules: &Rules, zone: usize, owner: Option<usize>) -> Result<usize, String> {
         let z = &rules.zones[zone];
         match (z.per_player, owner) {
             (true, Some(p)) if p < self.players => Ok(p),
-            (true, Some(p)) => Err(format!(
-                "player {p} does not exist (players are 0..{})",
-                self.players - 1
-            )),
+            (true, Some(p)) => Err(format!("player {p} does not exist (players are 0..{})", self.players - 1)),
             (true, None) => Err(format!("zone `{}` is per player: say whose", z.name)),
             (false, _) => Ok(0),
         }
@@ -275,13 +299,7 @@ impl State {
 
     /// Puts a component on top of a zone slot (taking it from where it was). A full zone
     /// either refuses or pushes its first component out, per the zone's declaration.
-    pub fn put(
-        &mut self,
-        rules: &Rules,
-        idx: u32,
-        zone: usize,
-        owner: usize,
-    ) -> Result<(), String> {
+    pub fn put(&mut self, rules: &Rules, idx: u32, zone: usize, owner: usize) -> Result<(), String> {
         self.take(idx);
         let info = &rules.zones[zone];
         if let Some(cap) = info.capacity {
@@ -289,11 +307,7 @@ impl State {
                 match (info.overflow, info.overflow_to) {
                     (crate::def::Overflow::PushOut, Some(to)) if cap > 0 => {
                         let out = self.zones[zone][owner].cards[0];
-                        let to_owner = if rules.zones[to].per_player {
-                            self.owner_of(out)?
-                        } else {
-                            0
-                        };
+                        let to_owner = if rules.zones[to].per_player { self.owner_of(out)? } else { 0 };
                         self.put(rules, out, to, to_owner)?;
                     }
                     _ => return Err(format!("zone `{}` is full (capacity {cap})", info.name)),
@@ -310,18 +324,13 @@ impl State {
         let c = &self.components.list[idx as usize];
         match c.props.get("owner").and_then(Value::as_int) {
             Some(p) if p >= 0 && (p as usize) < self.players => Ok(p as usize),
-            _ => Err(format!(
-                "component `{}` has no valid `owner` property to send it back to",
-                c.id
-            )),
+            _ => Err(format!("component `{}` has no valid `owner` property to send it back to", c.id)),
         }
     }
 
     /// The visibility in force for a zone slot.
     pub fn visibility(&self, rules: &Rules, zone: usize, owner: usize) -> Visibility {
-        self.zones[zone][owner]
-            .visible
-            .unwrap_or(rules.zones[zone].visible)
+        self.zones[zone][owner].visible.unwrap_or(rules.zones[zone].visible)
     }
 
     /// Sets a track value, clamped to its bounds.

@@ -33,22 +33,12 @@ impl Value {
             toml::Value::String(s) => Value::Str(s.clone()),
             toml::Value::Integer(i) => Value::Int(*i),
             toml::Value::Boolean(b) => Value::Bool(*b),
-            toml::Value::Array(a) => {
-                Value::List(a.iter().map(Value::from_toml).collect::<Result<_, _>>()?)
+            toml::Value::Array(a) => Value::List(a.iter().map(Value::from_toml).collect::<Result<_, _>>()?),
+            toml::Value::Table(t) => {
+                Value::Map(t.iter().map(|(k, v)| Ok((k.clone(), Value::from_toml(v)?))).collect::<Result<_, String>>()?)
             }
-            toml::Value::Table(t) => Value::Map(
-                t.iter()
-                    .map(|(k, v)| Ok((k.clone(), Value::from_toml(v)?)))
-                    .collect::<Result<_, String>>()?,
-            ),
-            toml::Value::Float(f) => {
-                return Err(format!(
-                    "floating-point number {f} is not supported; use an integer"
-                ))
-            }
-            toml::Value::Datetime(d) => {
-                return Err(format!("date/time {d} is not supported; use a string"))
-            }
+            toml::Value::Float(f) => return Err(format!("floating-point number {f} is not supported; use an integer")),
+            toml::Value::Datetime(d) => return Err(format!("date/time {d} is not supported; use a string")),
         })
     }
 
@@ -86,17 +76,14 @@ impl Value {
             return Ok(Value::Str(d.clone().into_string().unwrap_or_default()));
         }
         if d.is_char() {
-            return Ok(Value::Str(
-                d.as_char().map(String::from).unwrap_or_default(),
-            ));
+            return Ok(Value::Str(d.as_char().map(String::from).unwrap_or_default()));
+        }
+        if let Some(c) = d.read_lock::<crate::api::ComponentHandle>() {
+            return Ok(Value::Str(c.id().to_string()));
         }
         if d.is_array() {
             let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
-            return Ok(Value::List(
-                arr.iter()
-                    .map(Value::from_dynamic)
-                    .collect::<Result<_, _>>()?,
-            ));
+            return Ok(Value::List(arr.iter().map(Value::from_dynamic).collect::<Result<_, _>>()?));
         }
         if d.is_map() {
             let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
@@ -106,10 +93,7 @@ impl Value {
             }
             return Ok(Value::Map(out));
         }
-        Err(format!(
-            "a value of type `{}` cannot be stored in the game state",
-            d.type_name()
-        ))
+        Err(format!("a value of type `{}` cannot be stored in the game state", d.type_name()))
     }
 
     /// The integer inside, if this is one.
@@ -176,10 +160,7 @@ mod tests {
     fn round_trips_through_rhai() {
         let mut m = IndexMap::new();
         m.insert("a".to_string(), Value::Int(3));
-        m.insert(
-            "b".to_string(),
-            Value::List(vec![Value::Bool(true), Value::Str("x".into())]),
-        );
+        m.insert("b".to_string(), Value::List(vec![Value::Bool(true), Value::Str("x".into())]));
         let v = Value::Map(m);
         assert_eq!(Value::from_dynamic(&v.to_dynamic()).unwrap(), v);
     }

@@ -108,12 +108,7 @@ impl View {
                 Some(t) => fill_template(t, &c.props, &c.id),
                 None => c.id.clone(),
             };
-            CardView {
-                id: c.id.clone(),
-                kind: r.component_types[c.kind].name.clone(),
-                label,
-                props: c.props.clone(),
-            }
+            CardView { id: c.id.clone(), kind: r.component_types[c.kind].name.clone(), label, props: c.props.clone() }
         };
         let mut zones = Vec::new();
         for (zi, z) in r.zones.iter().enumerate() {
@@ -128,20 +123,14 @@ impl View {
                     (Some(slot.cards.len()), ids.into_iter().map(card).collect())
                 } else {
                     match vis {
-                        Visibility::Top => (
-                            Some(slot.cards.len()),
-                            slot.cards.last().map(|c| card(*c)).into_iter().collect(),
-                        ),
+                        Visibility::Top => {
+                            (Some(slot.cards.len()), slot.cards.last().map(|c| card(*c)).into_iter().collect())
+                        }
                         Visibility::Hidden => (None, Vec::new()),
                         _ => (Some(slot.cards.len()), Vec::new()),
                     }
                 };
-                zones.push(ZoneView {
-                    name: z.name.clone(),
-                    owner,
-                    count,
-                    cards,
-                });
+                zones.push(ZoneView { name: z.name.clone(), owner, count, cards });
             }
         }
         let mut tracks = Vec::new();
@@ -160,11 +149,7 @@ impl View {
         for (vi, v) in r.vars.iter().enumerate() {
             for (o, val) in st.vars[vi].iter().enumerate() {
                 if sees_all(v.visible, v.per_player, o, viewer) {
-                    vars.push(ValueView {
-                        name: v.name.clone(),
-                        owner: v.per_player.then_some(o),
-                        value: val.clone(),
-                    });
+                    vars.push(ValueView { name: v.name.clone(), owner: v.per_player.then_some(o), value: val.clone() });
                 }
             }
         }
@@ -181,27 +166,13 @@ impl View {
                     .collect(),
                 _ => Vec::new(),
             };
-            let my_commit = mine.and_then(|s| {
-                p.chosen[s].map(|i| game.choice_label(st, p.decision, &p.options[s][i]))
-            });
+            let my_commit = mine.and_then(|s| p.chosen[s].map(|i| game.choice_label(st, p.decision, &p.options[s][i])));
             PendingView {
                 decision: d.name.clone(),
                 prompt: d.prompt.clone(),
                 commit: p.commit,
-                waiting_for: p
-                    .players
-                    .iter()
-                    .zip(&p.chosen)
-                    .filter(|(_, c)| c.is_none())
-                    .map(|(x, _)| *x)
-                    .collect(),
-                committed: p
-                    .players
-                    .iter()
-                    .zip(&p.chosen)
-                    .filter(|(_, c)| c.is_some())
-                    .map(|(x, _)| *x)
-                    .collect(),
+                waiting_for: p.players.iter().zip(&p.chosen).filter(|(_, c)| c.is_none()).map(|(x, _)| *x).collect(),
+                committed: p.players.iter().zip(&p.chosen).filter(|(_, c)| c.is_some()).map(|(x, _)| *x).collect(),
                 options,
                 my_commit,
             }

@@ -28,10 +28,7 @@ pub fn run(cli: &Cli, args: &ListArgs) -> Result<ExitCode, String> {
     let dir = games_dir(cli);
     let games = bundled_games(&dir);
     if games.is_empty() {
-        return Err(format!(
-            "no games found in {} (set --games-dir or RULEBOOK_GAMES)",
-            dir.display()
-        ));
+        return Err(format!("no games found in {} (set --games-dir or RULEBOOK_GAMES)", dir.display()));
     }
     let mut entries = Vec::new();
     for (name, folder) in games {
@@ -73,10 +70,7 @@ pub fn run(cli: &Cli, args: &ListArgs) -> Result<ExitCode, String> {
         entries.push(entry);
     }
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&entries).map_err(|e| e.to_string())?
-        );
+        println!("{}", serde_json::to_string_pretty(&entries).map_err(|e| e.to_string())?);
         return Ok(ExitCode::SUCCESS);
     }
     for e in &entries {
@@ -84,20 +78,12 @@ pub fn run(cli: &Cli, args: &ListArgs) -> Result<ExitCode, String> {
             println!("{:<28} (broken: {err})", e.name);
             continue;
         }
-        println!(
-            "{:<28} {} — {}–{} players",
-            e.name, e.title, e.min_players, e.max_players
-        );
+        println!("{:<28} {} — {}–{} players", e.name, e.title, e.min_players, e.max_players);
         for v in &e.variants {
             println!("    --variant {:<20} {}", v.name, v.description);
         }
         for p in &e.params {
-            println!(
-                "    --option {}={:<14} {}",
-                p.name,
-                p.default.to_string(),
-                p.description
-            );
+            println!("    --option {}={:<14} {}", p.name, p.default.to_string(), p.description);
         }
     }
     Ok(ExitCode::SUCCESS)

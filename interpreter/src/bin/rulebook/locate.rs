@@ -13,9 +13,7 @@ pub fn games_dir(cli: &Cli) -> PathBuf {
     if local.is_dir() {
         return local;
     }
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("games")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("games")
 }
 
 /// Resolves a game argument: a folder holding game.toml, or a bundled game's name.
@@ -29,15 +27,8 @@ pub fn game_folder(cli: &Cli, game: &str) -> Result<PathBuf, String> {
     if bundled.join("game.toml").is_file() {
         return Ok(bundled);
     }
-    let known = bundled_games(&dir)
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect::<Vec<_>>()
-        .join(", ");
-    Err(format!(
-        "no game `{game}`: not a folder with game.toml, nor a game in {} (known: {known})",
-        dir.display()
-    ))
+    let known = bundled_games(&dir).into_iter().map(|(n, _)| n).collect::<Vec<_>>().join(", ");
+    Err(format!("no game `{game}`: not a folder with game.toml, nor a game in {} (known: {known})", dir.display()))
 }
 
 /// Bundled games: (name, folder), sorted by name.
@@ -47,14 +38,7 @@ pub fn bundled_games(dir: &Path) -> Vec<(String, PathBuf)> {
         .flatten()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.join("game.toml").is_file())
-        .map(|p| {
-            (
-                p.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                p,
-            )
-        })
+        .map(|p| (p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), p))
         .collect();
     v.sort();
     v
@@ -63,30 +47,16 @@ pub fn bundled_games(dir: &Path) -> Vec<(String, PathBuf)> {
 /// Loads the game a command names, printing every diagnostic on failure.
 pub fn load(cli: &Cli, args: &GameArgs) -> Result<Game, String> {
     let folder = game_folder(cli, &args.game)?;
-    let loaded = load_game(
-        &folder,
-        &LoadOptions {
-            variants: args.variants.clone(),
-            options: args.options.clone(),
-        },
-    );
+    let loaded = load_game(&folder, &LoadOptions { variants: args.variants.clone(), options: args.options.clone() });
     for d in loaded.diagnostics.iter().filter(|d| !d.is_error()) {
         eprintln!("{d}");
     }
     match loaded.game {
         Some(g) => Ok(g),
         None => {
-            let errors: Vec<String> = loaded
-                .diagnostics
-                .iter()
-                .filter(|d| d.is_error())
-                .map(|d| d.to_string())
-                .collect();
-            Err(format!(
-                "cannot load `{}`:\n{}",
-                args.game,
-                errors.join("\n")
-            ))
+            let errors: Vec<String> =
+                loaded.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+            Err(format!("cannot load `{}`:\n{}", args.game, errors.join("\n")))
         }
     }
 }

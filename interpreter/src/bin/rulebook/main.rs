@@ -11,6 +11,11 @@ mod validate;
 use clap::Parser;
 use std::process::ExitCode;
 
+/// A faster allocator: the engine clones small states per decision (its transactions), and
+/// the system allocator was a third of simulation time in profiles.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match &cli.command {

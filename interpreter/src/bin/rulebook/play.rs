@@ -9,39 +9,24 @@ use rulebook::{PlayError, Session};
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
-const HELP: &str = "type an option's number, id or label; `log` shows what you have seen happen; `view` redraws; `quit` ends the game";
+const HELP: &str =
+    "type an option's number, id or label; `log` shows what you have seen happen; `view` redraws; `quit` ends the game";
 
 pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
     if !BOT_NAMES.contains(&args.bot.as_str()) {
-        return Err(format!(
-            "unknown bot `{}`; available: {}",
-            args.bot,
-            BOT_NAMES.join(", ")
-        ));
+        return Err(format!("unknown bot `{}`; available: {}", args.bot, BOT_NAMES.join(", ")));
     }
     let game = load(cli, &args.game)?;
     if args.bots > args.players {
-        return Err(format!(
-            "--bots {} is more than --players {}",
-            args.bots, args.players
-        ));
+        return Err(format!("--bots {} is more than --players {}", args.bots, args.players));
     }
     let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0)
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
     });
     let mut session = game.start(args.players, seed).map_err(|e| e.to_string())?;
     let humans = args.players - args.bots;
     let mut bots: Vec<Option<Box<dyn Bot>>> = (0..args.players)
-        .map(|p| {
-            if p < humans {
-                Ok(None)
-            } else {
-                make_bot(&args.bot, seed, p).map(Some)
-            }
-        })
+        .map(|p| if p < humans { Ok(None) } else { make_bot(&args.bot, seed, p).map(Some) })
         .collect::<Result<_, _>>()?;
     let interactive = std::io::stdin().is_terminal();
     let screen = std::io::stdout().is_terminal();
@@ -86,11 +71,7 @@ pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
         print!("{}", render::view(&session.view(p)));
         let options = session.options(p);
         for (i, o) in options.iter().enumerate() {
-            let id = if o.id == o.label {
-                String::new()
-            } else {
-                format!("  [{}]", o.id)
-            };
+            let id = if o.id == o.label { String::new() } else { format!("  [{}]", o.id) };
             println!("  {:>3}) {}{id}", i + 1, o.label);
         }
         loop {
@@ -124,10 +105,7 @@ pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
             }
             let index = match text.parse::<usize>() {
                 Ok(n) if n >= 1 && n <= options.len() => Ok(n - 1),
-                Ok(n) => Err(PlayError::Illegal(format!(
-                    "`{n}` is not an option number (1–{})",
-                    options.len()
-                ))),
+                Ok(n) => Err(PlayError::Illegal(format!("`{n}` is not an option number (1–{})", options.len()))),
                 Err(_) => session.find_option(p, text),
             };
             let result = index.and_then(|i| session.apply_index(p, i));

@@ -6,15 +6,8 @@ use std::fmt::Write;
 /// Renders a view as text: tracks, zones, variables and the pending decision.
 pub fn view(v: &View) -> String {
     let mut out = String::new();
-    let who = v
-        .viewer
-        .map(|p| v.seats[p].clone())
-        .unwrap_or_else(|| "spectator".into());
-    let _ = writeln!(
-        out,
-        "== {} — {who}'s view (current player: {}) ==",
-        v.game, v.seats[v.current]
-    );
+    let who = v.viewer.map(|p| v.seats[p].clone()).unwrap_or_else(|| "spectator".into());
+    let _ = writeln!(out, "== {} — {who}'s view (current player: {}) ==", v.game, v.seats[v.current]);
     let owner = |o: Option<usize>| o.map(|p| format!(" ({})", v.seats[p])).unwrap_or_default();
     let mut tracks: Vec<String> = Vec::new();
     for t in &v.tracks {
@@ -40,13 +33,7 @@ pub fn view(v: &View) -> String {
     }
     if let Some(p) = &v.pending {
         let waiting: Vec<&str> = p.waiting_for.iter().map(|s| v.seats[*s].as_str()).collect();
-        let _ = write!(
-            out,
-            "-- {}: {} (waiting for {})",
-            p.decision,
-            p.prompt,
-            waiting.join(", ")
-        );
+        let _ = write!(out, "-- {}: {} (waiting for {})", p.decision, p.prompt, waiting.join(", "));
         if p.commit && !p.committed.is_empty() {
             let done: Vec<&str> = p.committed.iter().map(|s| v.seats[*s].as_str()).collect();
             let _ = write!(out, "; committed: {}", done.join(", "));
@@ -61,11 +48,7 @@ pub fn view(v: &View) -> String {
         let _ = writeln!(
             out,
             "** game over: {} **",
-            if names.is_empty() {
-                "nobody won".into()
-            } else {
-                format!("{} won", names.join(" and "))
-            }
+            if names.is_empty() { "nobody won".into() } else { format!("{} won", names.join(" and ")) }
         );
     }
     out

@@ -10,19 +10,12 @@ use std::process::ExitCode;
 
 pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     if !BOT_NAMES.contains(&args.bot.as_str()) {
-        return Err(format!(
-            "unknown bot `{}`; available: {}",
-            args.bot,
-            BOT_NAMES.join(", ")
-        ));
+        return Err(format!("unknown bot `{}`; available: {}", args.bot, BOT_NAMES.join(", ")));
     }
     let game = load(cli, &args.game)?;
     let r = &game.rules;
     if args.players < r.min_players || args.players > r.max_players {
-        return Err(format!(
-            "{} is for {}–{} players, not {}",
-            r.title, r.min_players, r.max_players, args.players
-        ));
+        return Err(format!("{} is for {}–{} players, not {}", r.title, r.min_players, r.max_players, args.players));
     }
     let cfg = SimConfig {
         players: args.players,
@@ -34,11 +27,9 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(args.games);
         b.set_style(
-            ProgressStyle::with_template(
-                "{spinner} {msg} [{bar:40}] {pos}/{len} games ({per_sec}, eta {eta})",
-            )
-            .map_err(|e| e.to_string())?
-            .progress_chars("=> "),
+            ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} games ({per_sec}, eta {eta})")
+                .map_err(|e| e.to_string())?
+                .progress_chars("=> "),
         );
         b.set_message(r.name.clone());
         b
@@ -49,18 +40,12 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     let result = run_games(&game, &cfg, &|| bar.inc(1));
     bar.finish_and_clear();
     let records = result.map_err(|f| {
-        format!(
-            "{f}\n  reproduce with: rulebook play {} --players {} --seed {}",
-            args.game.game, args.players, f.seed
-        )
+        format!("{f}\n  reproduce with: rulebook play {} --players {} --seed {}", args.game.game, args.players, f.seed)
     })?;
     let elapsed = started.elapsed();
     let summary = summarize(&game, &cfg, &records);
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&summary).map_err(|e| e.to_string())?
-        );
+        println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
     } else {
         print_table(&summary, &game.rules);
         eprintln!(
@@ -74,25 +59,11 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
 }
 
 fn print_table(s: &Summary, r: &rulebook::rules::Rules) {
-    let variants = if s.variants.is_empty() {
-        String::new()
-    } else {
-        format!(" [{}]", s.variants.join(", "))
-    };
-    println!(
-        "{}{} — {} games, {} players, seed {}, bot {}",
-        r.title, variants, s.games, s.players, s.seed, s.bot
-    );
-    println!(
-        "{:<8} {:>8} {:>8} {:>12}",
-        "seat", "wins", "rate", "mean score"
-    );
+    let variants = if s.variants.is_empty() { String::new() } else { format!(" [{}]", s.variants.join(", ")) };
+    println!("{}{} — {} games, {} players, seed {}, bot {}", r.title, variants, s.games, s.players, s.seed, s.bot);
+    println!("{:<8} {:>8} {:>8} {:>12}", "seat", "wins", "rate", "mean score");
     for p in 0..s.players {
-        let score = s
-            .mean_score_by_seat
-            .get(p)
-            .map(|x| format!("{x:.2}"))
-            .unwrap_or_else(|| "-".into());
+        let score = s.mean_score_by_seat.get(p).map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into());
         println!(
             "{:<8} {:>8} {:>7.1}% {:>12}",
             r.seat_name(p),
@@ -101,18 +72,9 @@ fn print_table(s: &Summary, r: &rulebook::rules::Rules) {
             score
         );
     }
-    println!(
-        "shared wins: {}   no winner: {}",
-        s.shared_wins, s.no_winner
-    );
-    println!(
-        "length (decisions): mean {:.1}, min {}, max {}",
-        s.length.mean, s.length.min, s.length.max
-    );
+    println!("shared wins: {}   no winner: {}", s.shared_wins, s.no_winner);
+    println!("length (decisions): mean {:.1}, min {}, max {}", s.length.mean, s.length.min, s.length.max);
     if let Some(sp) = &s.score_spread {
-        println!(
-            "score spread (best - worst): mean {:.1}, min {}, max {}",
-            sp.mean, sp.min, sp.max
-        );
+        println!("score spread (best - worst): mean {:.1}, min {}, max {}", sp.mean, sp.min, sp.max);
     }
 }

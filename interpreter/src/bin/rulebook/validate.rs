@@ -42,13 +42,7 @@ fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
     let Some(game) = base.game else { return diags };
     let mut setups: Vec<Vec<String>> = vec![vec![]];
     for v in &game.rules.available_variants {
-        let loaded = load_game(
-            folder,
-            &LoadOptions {
-                variants: vec![v.name.clone()],
-                options: vec![],
-            },
-        );
+        let loaded = load_game(folder, &LoadOptions { variants: vec![v.name.clone()], options: vec![] });
         for mut d in loaded.diagnostics {
             d.message = format!("variant `{}`: {}", v.name, d.message);
             diags.push(d);
@@ -56,20 +50,13 @@ fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
         setups.push(vec![v.name.clone()]);
     }
     for variants in setups {
-        let loaded = load_game(
-            folder,
-            &LoadOptions {
-                variants: variants.clone(),
-                options: vec![],
-            },
-        );
+        let loaded = load_game(folder, &LoadOptions { variants: variants.clone(), options: vec![] });
         let Some(g) = loaded.game else { continue };
         for players in g.rules.min_players..=g.rules.max_players {
             for i in 0..playouts {
                 let seed = derive_seed(0x5EED, i);
                 if let Err(f) = play_one(&g, players, i, seed, "random") {
-                    let variant_flags: String =
-                        variants.iter().map(|v| format!(" --variant {v}")).collect();
+                    let variant_flags: String = variants.iter().map(|v| format!(" --variant {v}")).collect();
                     let location = match &f.error {
                         rulebook::PlayError::Script(e) => e.location.clone(),
                         _ => None,
@@ -93,18 +80,9 @@ pub fn run(_cli: &Cli, args: &ValidateArgs) -> Result<ExitCode, String> {
     for path in &args.paths {
         let folders = game_folders(path);
         if folders.is_empty() {
-            let d = Diagnostic::error(
-                "E0001",
-                format!(
-                    "no game.toml in `{}` nor in any folder inside it",
-                    path.display()
-                ),
-            )
-            .at(Some(Location {
-                file: path.clone(),
-                line: 1,
-                column: 1,
-            }));
+            let d =
+                Diagnostic::error("E0001", format!("no game.toml in `{}` nor in any folder inside it", path.display()))
+                    .at(Some(Location { file: path.clone(), line: 1, column: 1 }));
             print_one(args.format, &path.display().to_string(), &d);
             errors += 1;
             continue;
@@ -122,21 +100,12 @@ pub fn run(_cli: &Cli, args: &ValidateArgs) -> Result<ExitCode, String> {
             if args.format == Format::Human {
                 eprintln!(
                     "{name}: {}",
-                    if e + w == 0 {
-                        "ok".to_string()
-                    } else {
-                        format!("{e} error(s), {w} warning(s)")
-                    }
+                    if e + w == 0 { "ok".to_string() } else { format!("{e} error(s), {w} warning(s)") }
                 );
             }
         }
     }
-    Ok(if errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
-    .inspect(|_| {
+    Ok(if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }).inspect(|_| {
         if args.format == Format::Human && errors + warnings > 0 {
             eprintln!("{errors} error(s), {warnings} warning(s)");
         }
