@@ -512,13 +512,13 @@ impl Game {
             work.state.vars[v][0] = Value::Int(winners.first().map_or(-1, |w| *w as i64));
         }
         if work.logging {
-            let stake = if stake_labels.is_empty() { String::new() } else { format!(" {}", stake_labels.join(" ")) };
+            let stake = if stake_labels.is_empty() { String::new() } else { format!(" [{}]", stake_labels.join(" ")) };
             let text = if winners.is_empty() {
                 format!("tie at {best}: nobody wins{stake}")
             } else {
                 let names: Vec<String> = winners.iter().map(|w| r.seat_name(*w)).collect();
                 format!(
-                    "{} {} with {best}{}",
+                    "{} {}{} with {best}",
                     names.join(" and "),
                     if winners.len() == 1 { "wins" } else { "win" },
                     stake

@@ -69,6 +69,30 @@ impl Loader {
         self.diags.last_mut().expect("just pushed")
     }
 
+    /// Where a `[section.name]` table (or `[section]` when `name` is empty) is written: the
+    /// latest file that mentions it, for errors found after merging.
+    fn key(&self, section: &str, name: &str) -> Option<Location> {
+        let needles: Vec<String> = if name.is_empty() {
+            vec![format!("[{section}]"), format!("{section}.")]
+        } else {
+            vec![
+                format!("[{section}.{name}]"),
+                format!("[{section}.{name}."),
+                format!("[[{section}.{name}"),
+                format!("{section}.{name}"),
+                format!("[{section}.\"{name}\"]"),
+            ]
+        };
+        for file in self.sources.files().iter().rev() {
+            for n in &needles {
+                if let Some(i) = file.text.find(n.as_str()) {
+                    return Some(crate::diag::locate_in(&file.path, &file.text, i));
+                }
+            }
+        }
+        self.sources.files().first().map(|f| Location { file: f.path.clone(), line: 1, column: 1 })
+    }
+
     fn load(&mut self, folder: &Path, options: &LoadOptions) -> Option<Game> {
         if !folder.join("game.toml").is_file() {
             self.error_at("E0001", format!("no game.toml in `{}`", folder.display()), None).help =
@@ -78,6 +102,10 @@ impl Loader {
         let mut merged: Table = DeTable::new();
         let mut layers = Vec::new();
         self.read_layer(folder, &mut merged, &mut layers, &mut Vec::new());
+        if self.diags.iter().any(Diagnostic::is_error) {
+            // A file that does not parse (or a missing base) would only cause follow-on noise.
+            return None;
+        }
         let mut scripts: Vec<PathBuf> = layers.iter().flat_map(|l| l.scripts.clone()).collect();
 
         // Variants: looked up in this folder, then in the folders it extends.
@@ -271,7 +299,11 @@ impl Loader {
                 r.max_players = b as usize;
             }
             _ => {
-                self.error_at("E0300", "`[game]` needs `min_players` and `max_players` (1 <= min <= max)", None);
+                self.error_at(
+                    "E0300",
+                    "`[game]` needs `min_players` and `max_players` (1 <= min <= max)",
+                    self.key("game", ""),
+                );
             }
         }
         let fns = scripts.map(Scripts::function_arities);
@@ -303,7 +335,7 @@ impl Loader {
             let default = match p.default.as_ref().map(Value::from_toml) {
                 Some(Ok(v)) => v,
                 Some(Err(e)) => {
-                    self.error_at("E0302", format!("param `{name}`: {e}"), None);
+                    self.error_at("E0302", format!("param `{name}`: {e}"), self.key("params", name));
                     Value::Unit
                 }
                 None => Value::Unit,
@@ -368,7 +400,7 @@ impl Loader {
                 self.error_at(
                     "E0311",
                     format!("zone `{name}`: `overflow = \"push-out\"` needs `capacity` and `overflow_to`"),
-                    None,
+                    self.key("zones", name),
                 );
             }
             r.zones.push(ZoneInfo {
@@ -394,7 +426,11 @@ impl Loader {
             let spaces =
                 t.spaces.iter().map(|s| Value::from_toml(&toml::Value::Table(s.clone())).unwrap_or_default()).collect();
             if matches!(t.visible, def::Visibility::Top | def::Visibility::Count) {
-                self.error_at("E0313", format!("track `{name}`: visibility must be public, owner or hidden"), None);
+                self.error_at(
+                    "E0313",
+                    format!("track `{name}`: visibility must be public, owner or hidden"),
+                    self.key("tracks", name),
+                );
             }
             r.tracks.push(TrackInfo {
                 name: name.clone(),
@@ -408,7 +444,7 @@ impl Loader {
         }
         for (name, v) in &f.vars {
             let default = v.default.as_ref().map(Value::from_toml).transpose().unwrap_or_else(|e| {
-                self.error_at("E0302", format!("var `{name}`: {e}"), None);
+                self.error_at("E0302", format!("var `{name}`: {e}"), self.key("vars", name));
                 None
             });
             r.vars.push(VarInfo {
@@ -424,7 +460,7 @@ impl Loader {
                     r.tables.insert(name.clone(), v);
                 }
                 Err(e) => {
-                    self.error_at("E0302", format!("table `{name}`: {e}"), None);
+                    self.error_at("E0302", format!("table `{name}`: {e}"), self.key("tables", name));
                 }
             }
         }
@@ -439,13 +475,17 @@ impl Loader {
                     self.error_at(
                         "E0320",
                         format!("decision `{name}` needs exactly one of `from` (a zone) or `options` (a script)"),
-                        None,
+                        self.key("decisions", name),
                     );
                     OptionSource::Script(FnRef { name: String::new(), with_ctx: false })
                 }
             };
             if d.filter.is_some() && d.from.is_none() {
-                self.error_at("E0321", format!("decision `{name}`: `filter` only applies with `from`"), None);
+                self.error_at(
+                    "E0321",
+                    format!("decision `{name}`: `filter` only applies with `from`"),
+                    self.key("decisions", name),
+                );
             }
             r.decisions.push(DecisionInfo {
                 name: name.clone(),
@@ -477,7 +517,7 @@ impl Loader {
                         format!(
                             "phase `{name}`: each step needs exactly one of run, ask, commit, phase, move, shuffle"
                         ),
-                        None,
+                        self.key("phases", name),
                     );
                     continue;
                 }
@@ -505,8 +545,6 @@ impl Loader {
                     StepKind::Commit(decision_ref(self, d), players)
                 } else if let Some(z) = &s.shuffle {
                     StepKind::Shuffle(zone_ref(self, &r, z))
-                } else if let Some(z) = &s.shuffle {
-                    StepKind::Shuffle(zone_ref(self, &r, z))
                 } else if let Some(ph) = &s.phase {
                     StepKind::Phase(r.phase(ph.get_ref()).unwrap_or_else(|m| {
                         self.error("E0310", m, Some(ph.span()));
@@ -522,7 +560,11 @@ impl Loader {
                             deal: m.deal,
                         },
                         _ => {
-                            self.error_at("E0331", format!("phase `{name}`: a move step needs `from` and `to`"), None);
+                            self.error_at(
+                                "E0331",
+                                format!("phase `{name}`: a move step needs `from` and `to`"),
+                                self.key("phases", name),
+                            );
                             continue;
                         }
                     }
@@ -533,7 +575,11 @@ impl Loader {
             let repeat = match (&p.repeat, &p.repeat_while) {
                 (None, None) => Repeat::Once,
                 (Some(_), Some(_)) => {
-                    self.error_at("E0332", format!("phase `{name}`: use `repeat` or `repeat_while`, not both"), None);
+                    self.error_at(
+                        "E0332",
+                        format!("phase `{name}`: use `repeat` or `repeat_while`, not both"),
+                        self.key("phases", name),
+                    );
                     Repeat::Once
                 }
                 (None, Some(w)) => Repeat::While(check_fn(self, w, 1, "repeat_while")),
@@ -545,7 +591,7 @@ impl Loader {
                             self.error_at(
                                 "E0333",
                                 format!("phase `{name}`: `repeat` names `{p}`, which is not an integer parameter"),
-                                None,
+                                self.key("phases", name),
                             );
                             Repeat::Once
                         }
@@ -554,7 +600,7 @@ impl Loader {
                         self.error_at(
                             "E0333",
                             format!("phase `{name}`: `repeat` must be a non-negative integer or a parameter name"),
-                            None,
+                            self.key("phases", name),
                         );
                         Repeat::Once
                     }
@@ -578,7 +624,7 @@ impl Loader {
                 })
             }
             None => {
-                self.error_at("E0334", "`[flow]` needs `start`, the phase play begins in", None);
+                self.error_at("E0334", "`[flow]` needs `start`, the phase play begins in", self.key("flow", ""));
             }
         }
         r.score = f.game.score.as_ref().map(|s| {
@@ -623,7 +669,11 @@ impl Loader {
         let stake_to = zone(self, &c.stake_to, true, "stake_to");
         let unclaimed_to = zone(self, &c.unclaimed_to, false, "unclaimed_to");
         if stake.is_some() != stake_to.is_some() {
-            self.error_at("E0341", format!("decision `{decision}` contest: `stake` and `stake_to` go together"), None);
+            self.error_at(
+                "E0341",
+                format!("decision `{decision}` contest: `stake` and `stake_to` go together"),
+                self.key("decisions", decision),
+            );
         }
         let score = c.score.as_ref().and_then(|t| match r.track(t.get_ref()) {
             Ok(i) if r.tracks[i].per_player => Some(i),
@@ -659,7 +709,7 @@ impl Loader {
             self.error_at(
                 "E0342",
                 format!("decision `{decision}` contest: `by` (the property compared) is required"),
-                None,
+                self.key("decisions", decision),
             );
             return None;
         };
@@ -689,7 +739,7 @@ impl Loader {
                         format!(
                             "{what}: `{key}` must be an integer or the name of an integer parameter, not `{other}`"
                         ),
-                        None,
+                        l.key("components", type_name),
                     );
                     None
                 }
@@ -711,11 +761,15 @@ impl Loader {
                 "zone" => match v.as_str().map(|z| r.zone(z)) {
                     Some(Ok(z)) => d.zone = Some(z),
                     Some(Err(m)) => {
-                        self.error_at("E0310", format!("{what}: {m}"), None);
+                        self.error_at("E0310", format!("{what}: {m}"), self.key("components", type_name));
                         return None;
                     }
                     None => {
-                        self.error_at("E0305", format!("{what}: `zone` must be a zone name"), None);
+                        self.error_at(
+                            "E0305",
+                            format!("{what}: `zone` must be a zone name"),
+                            self.key("components", type_name),
+                        );
                         return None;
                     }
                 },
@@ -726,7 +780,7 @@ impl Loader {
                                 self.error_at(
                                     "E0305",
                                     format!("{what}: property `{k}` needs both `from` and `to`"),
-                                    None,
+                                    self.key("components", type_name),
                                 );
                                 return None;
                             };
@@ -738,7 +792,7 @@ impl Loader {
                                 self.error_at(
                                     "E0305",
                                     format!("{what}: property `{k}`: `each` must be a list of values"),
-                                    None,
+                                    self.key("components", type_name),
                                 );
                                 return None;
                             }
@@ -746,7 +800,11 @@ impl Loader {
                         other => match Value::from_toml(other) {
                             Ok(v) => PropSpec::Fixed(v),
                             Err(e) => {
-                                self.error_at("E0302", format!("{what} property `{k}`: {e}"), None);
+                                self.error_at(
+                                    "E0302",
+                                    format!("{what} property `{k}`: {e}"),
+                                    self.key("components", type_name),
+                                );
                                 return None;
                             }
                         },

@@ -21,6 +21,8 @@ pub const MAX_OPERATIONS: u64 = 5_000_000;
 pub struct Scripts {
     engine: Engine,
     ast: AST,
+    /// The file each function (by name) was last defined in.
+    files: std::collections::HashMap<String, std::path::PathBuf>,
 }
 
 /// A syntax error in a script file.
@@ -110,7 +112,7 @@ impl Scripts {
         engine.on_print(|s| eprintln!("[script] {s}"));
         engine.on_debug(|s, src, pos| eprintln!("[script debug] {}:{pos}: {s}", src.unwrap_or("?")));
         crate::api::register(&mut engine);
-        Scripts { engine, ast: AST::empty() }
+        Scripts { engine, ast: AST::empty(), files: Default::default() }
     }
 
     /// Compiles one file and adds its functions, replacing same-named ones already added.
@@ -124,6 +126,9 @@ impl Scripts {
             },
         })?;
         ast.set_source(path.display().to_string());
+        for f in ast.iter_functions() {
+            self.files.insert(f.name.to_string(), path.to_path_buf());
+        }
         self.ast = self.ast.merge(&ast);
         Ok(())
     }
@@ -153,27 +158,30 @@ impl Scripts {
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let result = self.engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &self.ast, &f.name, all);
         let work = handle.work.lock().ok().and_then(|mut g| g.take()).expect("script work is returned after the call");
-        (work, result.map_err(|e| describe(&f.name, &e)))
+        (work, result.map_err(|e| describe(&f.name, &e, &self.files)))
     }
 }
 
 /// Turns a Rhai error into a located script error: the innermost failing position, in the file
 /// of the innermost function it happened in.
-fn describe(function: &str, err: &EvalAltResult) -> ScriptError {
-    let mut source: Option<String> = None;
+fn describe(
+    function: &str,
+    err: &EvalAltResult,
+    files: &std::collections::HashMap<String, std::path::PathBuf>,
+) -> ScriptError {
+    let mut source: Option<String> = files.get(function).map(|p| p.display().to_string());
     let mut e = err;
-    let mut trail = Vec::new();
-    loop {
-        match e {
-            EvalAltResult::ErrorInFunctionCall(name, src, inner, _) => {
-                if !src.is_empty() {
-                    source = Some(src.clone());
-                }
-                trail.push(name.clone());
-                e = inner;
-            }
-            _ => break,
+    let mut trail = vec![function.to_string()];
+    while let EvalAltResult::ErrorInFunctionCall(name, src, inner, _) = e {
+        if let Some(p) = files.get(name.as_str()) {
+            source = Some(p.display().to_string());
+        } else if !src.is_empty() {
+            source = Some(src.clone());
         }
+        if trail.last() != Some(name) {
+            trail.push(name.clone());
+        }
+        e = inner;
     }
     let pos = e.position();
     let mut message = match e {
@@ -194,6 +202,13 @@ fn describe(function: &str, err: &EvalAltResult) -> ScriptError {
     }
     let location = match (source, pos.line()) {
         (Some(src), Some(line)) => Some(Location { file: src.into(), line, column: pos.position().unwrap_or(1) }),
+        // Some errors (the operation budget) carry no position: point at the function.
+        (Some(src), None) => {
+            let name = trail.last().map(String::as_str).unwrap_or(function);
+            let text = std::fs::read_to_string(&src).unwrap_or_default();
+            let offset = text.find(&format!("fn {name}(")).unwrap_or(0);
+            Some(crate::diag::locate_in(Path::new(&src), &text, offset))
+        }
         _ => None,
     };
     ScriptError { function: function.to_string(), message, location }

@@ -266,3 +266,29 @@ impl<'g> Session<'g> {
         Ok(())
     }
 }
+
+impl Session<'_> {
+    /// Puts exactly these components, bottom to top, into a zone (taking them from wherever
+    /// they are). Components that were in the zone and are not listed are left out of play
+    /// until another arrangement places them. For tests and scenario setups that recreate
+    /// an exact situation; it is not a game action and is not logged.
+    pub fn arrange(&mut self, zone: &str, owner: Option<usize>, ids: &[&str]) -> Result<(), PlayError> {
+        let r = &self.game.rules;
+        let z = r.zone(zone).map_err(PlayError::Illegal)?;
+        let o = self.state.slot_index(r, z, owner).map_err(PlayError::Illegal)?;
+        let idx = ids
+            .iter()
+            .map(|id| self.state.component_index(id))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(PlayError::Illegal)?;
+        for old in std::mem::take(&mut self.state.zones[z][o].cards) {
+            self.state.location[old as usize] = crate::state::NOWHERE;
+        }
+        for i in idx {
+            self.state.take(i);
+            self.state.zones[z][o].cards.push(i);
+            self.state.location[i as usize] = (z as u32, o as u32);
+        }
+        Ok(())
+    }
+}

@@ -127,8 +127,8 @@ pub struct Summary {
 }
 
 /// Plays one game with bots; returns its record or the failure that stopped it.
-pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -> Result<GameRecord, SimFailure> {
-    let fail = |moves: Vec<Move>, error| SimFailure { index, seed, moves, error };
+pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -> Result<GameRecord, Box<SimFailure>> {
+    let fail = |moves: Vec<Move>, error| Box::new(SimFailure { index, seed, moves, error });
     let mut session = game.start_quiet(players, seed).map_err(|e| fail(Vec::new(), e))?;
     let mut bots = (0..players)
         .map(|p| make_bot(bot, seed, p))
@@ -162,13 +162,13 @@ pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -
 
 /// Plays a series of games, calling `progress` after each. Records come back in series order
 /// whatever the number of jobs.
-pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result<Vec<GameRecord>, SimFailure> {
+pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result<Vec<GameRecord>, Box<SimFailure>> {
     let one = |i: u64| {
         let r = play_one(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bot);
         progress();
         r
     };
-    let results: Vec<Result<GameRecord, SimFailure>> = if cfg.jobs <= 1 {
+    let results: Vec<Result<GameRecord, Box<SimFailure>>> = if cfg.jobs <= 1 {
         (0..cfg.games).map(one).collect()
     } else {
         match rayon::ThreadPoolBuilder::new().num_threads(cfg.jobs).build() {

@@ -1,1 +1,38 @@
+//! Integration tests across games: the engine through its public API, the command line,
+//! the bad-input corpus and the OpenSpiel cross-check.
 
+mod bad_input;
+mod cli;
+mod engine;
+mod oracle;
+
+use std::path::PathBuf;
+
+/// The repository root (tests run with the interpreter crate as working directory).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A path relative to the repository root, spelled relative to the test's working directory
+/// so that paths in messages and snapshots do not depend on where the checkout lives.
+pub fn rel(path: &str) -> PathBuf {
+    PathBuf::from("..").join(path)
+}
+
+/// Loads a game folder (relative to the repository root) or panics with its diagnostics.
+pub fn load(path: &str, variants: &[&str], options: &[(&str, &str)]) -> rulebook::Game {
+    let loaded = rulebook::load_game(
+        &rel(path),
+        &rulebook::LoadOptions {
+            variants: variants.iter().map(|s| s.to_string()).collect(),
+            options: options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        },
+    );
+    match loaded.game {
+        Some(g) => g,
+        None => panic!(
+            "{path} does not load:\n{}",
+            loaded.diagnostics.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
+        ),
+    }
+}

@@ -1,0 +1,127 @@
+//! The `rulebook` command line, run as a user would.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn rulebook(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rulebook")).args(args).current_dir(crate::root()).output().unwrap()
+}
+
+fn with_input(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .args(args)
+        .current_dir(crate::root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(o: &[u8]) -> String {
+    String::from_utf8_lossy(o).into_owned()
+}
+
+#[test]
+fn list_shows_goofspiel_with_its_variants() {
+    let o = rulebook(&["list"]);
+    assert!(o.status.success());
+    let out = text(&o.stdout);
+    assert!(out.contains("goofspiel") && out.contains("2–8 players"), "{out}");
+    assert!(out.contains("--variant rollover"), "{out}");
+    assert!(out.contains("--option cards=13"), "{out}");
+}
+
+#[test]
+fn simulate_json_is_the_same_on_every_run_and_with_any_jobs() {
+    let args = ["simulate", "goofspiel", "--players", "2", "--games", "300", "--seed", "7", "--json"];
+    let one = rulebook(&args);
+    assert!(one.status.success(), "{}", text(&one.stderr));
+    let again = rulebook(&args);
+    let mut parallel_args = args.to_vec();
+    parallel_args.extend(["--jobs", "2"]);
+    let parallel = rulebook(&parallel_args);
+    assert_eq!(one.stdout, again.stdout);
+    assert_eq!(one.stdout, parallel.stdout);
+    let v: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(v["games"], 300);
+    assert_eq!(v["length"]["mean"], 26.0);
+    let wins: u64 = v["wins_by_seat"].as_array().unwrap().iter().map(|w| w.as_u64().unwrap()).sum();
+    assert!(wins >= 300 - v["no_winner"].as_u64().unwrap());
+}
+
+#[test]
+fn simulate_refuses_a_bad_player_count() {
+    let o = rulebook(&["simulate", "goofspiel", "--players", "9", "--games", "1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("2–8 players, not 9"));
+}
+
+#[test]
+fn validate_accepts_goofspiel_and_rejects_broken_games() {
+    let ok = rulebook(&["validate", "games/goofspiel"]);
+    assert!(ok.status.success(), "{}{}", text(&ok.stdout), text(&ok.stderr));
+    let bad = rulebook(&["validate", "tests/bad-input/missing-zone", "tests/bad-input/rhai-syntax"]);
+    assert_eq!(bad.status.code(), Some(1));
+    let out = text(&bad.stdout);
+    assert!(out.contains("tests/bad-input/missing-zone/game.toml:9:8: error[E0310]"), "{out}");
+    assert!(out.contains("rules.rhai:2:13: error[E0200]"), "{out}");
+    let json = rulebook(&["validate", "--format", "json", "tests/bad-input/missing-zone"]);
+    let line: serde_json::Value = serde_json::from_str(text(&json.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(line["code"], "E0310");
+    assert_eq!(line["line"], 9);
+    assert_eq!(line["column"], 8);
+}
+
+#[test]
+fn validate_reports_a_smoke_playout_failure_with_its_seed() {
+    let o = rulebook(&["validate", "tests/fixtures/failing-reveal"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(out.contains("E0900") && out.contains("--seed"), "{out}");
+}
+
+#[test]
+fn play_against_a_bot_to_the_end() {
+    // Always bid the first card offered.
+    let o = with_input(&["play", "goofspiel", "--players", "2", "--bots", "1", "--seed", "3"], &"1\n".repeat(13));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("game over"), "{out}");
+    assert!(!out.contains("P2 committed 1"), "the bot's bid leaked");
+}
+
+#[test]
+fn an_illegal_option_typed_in_play_is_explained() {
+    let o = with_input(&["play", "goofspiel", "--players", "2", "--bots", "1", "--seed", "3"], "p2-4\n");
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("`p2-4` is not a legal option for P1 in `bid`"), "{err}");
+}
+
+#[test]
+fn hot_seat_hides_each_players_bid() {
+    let o = with_input(
+        &["play", "goofspiel", "--players", "2", "--seed", "4", "--option", "cards=2"],
+        "p1-2\np2-2\n1\n1\n",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    // P2's screen comes after P1 committed; it must not show P1's card.
+    let p2_screen = out.split("P2 to play").nth(1).unwrap();
+    let before_reveal = p2_screen.split("revealed").next().unwrap();
+    assert!(!before_reveal.contains("you committed: 2") || before_reveal.contains("P2"), "{out}");
+    assert!(!before_reveal.contains("P1 committed 2"), "{out}");
+}
+
+#[test]
+fn unknown_game_and_option_errors_are_clear() {
+    let o = rulebook(&["simulate", "goofspeil", "--players", "2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("no game `goofspeil`"));
+    let o = rulebook(&["simulate", "goofspiel", "--players", "2", "--option", "card=3"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("unknown parameter `card` (did you mean `cards`?)"), "{}", text(&o.stderr));
+}

@@ -1,0 +1,194 @@
+//! The engine through its public API: hidden commits, legality, transactions, limits,
+//! determinism, views and redacted logs.
+
+use crate::load;
+use rulebook::PlayError;
+
+fn goofspiel() -> rulebook::Game {
+    load("games/goofspiel", &[], &[])
+}
+
+#[test]
+fn both_players_commit_before_anything_is_revealed() {
+    let game = goofspiel();
+    let mut s = game.start(2, 1).unwrap();
+    assert_eq!(s.to_act(), vec![0, 1]);
+    assert!(s.is_commit());
+    s.apply(0, "p1-13").unwrap();
+    assert_eq!(s.to_act(), vec![1], "only P2 still has to bid");
+    // P2 sees that P1 has committed, not what.
+    let v = s.view(1);
+    let pending = v.pending.as_ref().unwrap();
+    assert_eq!(pending.committed, vec![0]);
+    assert_eq!(pending.my_commit, None);
+    let p1_hand = v.zones.iter().find(|z| z.name == "hand" && z.owner == Some(0)).unwrap();
+    assert_eq!(p1_hand.count, Some(13), "the committed card is still in P1's hand until the reveal");
+    assert!(p1_hand.cards.is_empty(), "P2 cannot see P1's hand");
+    let json = serde_json::to_string(&v).unwrap();
+    assert!(!json.contains("p1-13"), "P2's view leaks P1's bid: {json}");
+    assert!(s.log_for(Some(1)).iter().all(|l| !l.contains("13")), "P2's log leaks P1's bid: {:?}", s.log_for(Some(1)));
+    assert!(s.log_for(Some(0)).iter().any(|l| l == "P1 committed 13 (bid)"));
+    // P1 sees their own commit.
+    assert_eq!(s.view(0).pending.unwrap().my_commit.as_deref(), Some("13"));
+}
+
+#[test]
+fn the_single_highest_bid_wins_the_prize() {
+    let game = goofspiel();
+    let mut s = game.start(2, 3).unwrap();
+    let prize =
+        s.public_view().zones.iter().find(|z| z.name == "prize").unwrap().cards[0].props["value"].as_int().unwrap();
+    s.apply(0, "p1-13").unwrap();
+    s.apply(1, "p2-1").unwrap();
+    let scores: Vec<i64> = s.public_view().tracks.iter().map(|t| t.value.as_int().unwrap()).collect();
+    assert_eq!(scores, vec![prize, 0]);
+    assert!(s.log_for(None).iter().any(|l| l == "bid revealed: P1 13, P2 1"), "{:?}", s.log_for(None));
+}
+
+#[test]
+fn a_tie_for_highest_gives_the_prize_to_nobody() {
+    let game = load("games/goofspiel", &[], &[("cards", "3")]);
+    let mut s = game.start(3, 5).unwrap();
+    s.apply(0, "p1-3").unwrap();
+    s.apply(1, "p2-3").unwrap();
+    s.apply(2, "p3-1").unwrap();
+    let v = s.public_view();
+    assert!(v.tracks.iter().all(|t| t.value.as_int() == Some(0)), "{:?}", v.tracks);
+    assert_eq!(v.zones.iter().find(|z| z.name == "discard").unwrap().count, Some(1));
+}
+
+#[test]
+fn an_illegal_bid_is_refused_and_changes_nothing() {
+    let game = goofspiel();
+    let mut s = game.start(2, 1).unwrap();
+    let before = serde_json::to_string(s.state()).unwrap();
+    let err = s.apply(0, "p2-5").unwrap_err();
+    assert!(matches!(err, PlayError::Illegal(_)));
+    let msg = err.to_string();
+    assert!(msg.contains("`p2-5` is not a legal option for P1 in `bid`"), "{msg}");
+    assert!(msg.contains("p1-1 (1)"), "the message lists the legal options: {msg}");
+    assert_eq!(serde_json::to_string(s.state()).unwrap(), before);
+    s.apply(0, "7").unwrap(); // by label
+    let again = s.apply(0, "p1-8").unwrap_err().to_string();
+    assert!(again.contains("already committed"), "{again}");
+}
+
+#[test]
+fn a_failing_script_leaves_the_game_untouched() {
+    let game = load("tests/fixtures/failing-reveal", &[], &[]);
+    let mut s = game.start(2, 1).unwrap();
+    s.apply(1, "low").unwrap();
+    let before = serde_json::to_string(s.state()).unwrap();
+    let log_before = s.log().len();
+    let err = s.apply(0, "high").unwrap_err();
+    let PlayError::Script(e) = &err else { panic!("expected a script error, got {err}") };
+    assert_eq!(e.function, "explode");
+    assert!(e.message.contains("the high card is cursed"), "{e}");
+    let loc = e.location.as_ref().expect("located");
+    assert!(loc.file.ends_with("rules.rhai"), "{loc}");
+    assert_eq!(loc.line, 8);
+    assert_eq!(serde_json::to_string(s.state()).unwrap(), before, "the score change before the throw was rolled back");
+    assert_eq!(s.log().len(), log_before);
+    assert_eq!(s.to_act(), vec![0], "P1 can still choose");
+    s.apply(0, "low").unwrap();
+}
+
+#[test]
+fn an_endless_script_stops_with_a_located_error() {
+    let game = load("tests/fixtures/endless-loop", &[], &[]);
+    let started = std::time::Instant::now();
+    let err = game.start(2, 1).err().expect("the loop must be stopped");
+    let PlayError::Script(e) = &err else { panic!("expected a script error, got {err}") };
+    assert!(e.message.contains("operations"), "{e}");
+    assert_eq!(e.location.as_ref().map(|l| l.line), Some(1), "points at `fn spin`: {e}");
+    // Not a timing assertion on performance: a generous bound that only catches a hang.
+    assert!(started.elapsed().as_secs() < 30);
+}
+
+#[test]
+fn an_endless_flow_hits_the_step_limit() {
+    let game = load("tests/fixtures/endless-flow", &[], &[]);
+    let err = game.start(2, 1).err().expect("the flow must be stopped");
+    assert_eq!(err, PlayError::StepLimit(10_000));
+    assert!(err.to_string().contains("max_steps"));
+}
+
+#[test]
+fn same_seed_and_decisions_give_the_same_game() {
+    let game = goofspiel();
+    let run = |seed| {
+        let summary = rulebook::sim::play_one(&game, 3, 0, seed, "random").unwrap();
+        let mut s = game.start(3, seed).unwrap();
+        for m in &summary.moves {
+            s.apply(m.player, &m.option).unwrap();
+        }
+        (serde_json::to_string(s.state()).unwrap(), s.log_for(None))
+    };
+    assert_eq!(run(42), run(42));
+    assert_ne!(run(42).0, run(43).0);
+}
+
+#[test]
+fn player_counts_outside_the_game_are_refused() {
+    let game = goofspiel();
+    let err = game.start(1, 0).err().unwrap();
+    assert!(err.to_string().contains("2–8 players, not 1"), "{err}");
+}
+
+#[test]
+fn variants_and_options_change_the_game() {
+    let short = load("games/goofspiel", &["short"], &[]);
+    assert_eq!(short.rules.params["cards"].value.as_int(), Some(6));
+    let s = short.start(2, 1).unwrap();
+    assert_eq!(s.options(0).len(), 6);
+    let five = load("games/goofspiel", &[], &[("cards", "5")]);
+    assert_eq!(five.start(2, 1).unwrap().options(1).len(), 5);
+    let bad = rulebook::load_game(
+        &crate::rel("games/goofspiel"),
+        &rulebook::LoadOptions { variants: vec![], options: vec![("cards".into(), "99".into())] },
+    );
+    assert!(bad.game.is_none());
+    assert!(bad.diagnostics[0].message.contains("must be between 1 and 30"), "{}", bad.diagnostics[0]);
+}
+
+#[test]
+fn split_ties_variant_shares_the_prize() {
+    let game = load("games/goofspiel", &["split-ties"], &[("cards", "4")]);
+    let mut s = game.start(2, 9).unwrap();
+    s.arrange("prize", None, &["prize-4"]).unwrap();
+    s.arrange("deck", None, &["prize-1", "prize-2", "prize-3"]).unwrap();
+    s.apply(0, "p1-2").unwrap();
+    s.apply(1, "p2-2").unwrap();
+    let scores: Vec<i64> = s.public_view().tracks.iter().map(|t| t.value.as_int().unwrap()).collect();
+    assert_eq!(scores, vec![2, 2]);
+}
+
+#[test]
+fn rollover_variant_keeps_a_tied_prize_up() {
+    let game = load("games/goofspiel", &["rollover"], &[("cards", "3")]);
+    let mut s = game.start(2, 9).unwrap();
+    s.arrange("prize", None, &["prize-3"]).unwrap();
+    s.arrange("deck", None, &["prize-1", "prize-2"]).unwrap();
+    s.apply(0, "p1-1").unwrap();
+    s.apply(1, "p2-1").unwrap();
+    // Tied: prize 3 stays, prize 2 joins it; the next winner takes 5.
+    s.apply(0, "p1-3").unwrap();
+    s.apply(1, "p2-2").unwrap();
+    let scores: Vec<i64> = s.public_view().tracks.iter().map(|t| t.value.as_int().unwrap()).collect();
+    assert_eq!(scores, vec![5, 0]);
+}
+
+#[test]
+fn snapshot_of_a_view_and_its_log() {
+    let game = load("games/goofspiel", &[], &[("cards", "3")]);
+    let mut s = game.start(2, 11).unwrap();
+    s.apply(0, "p1-2").unwrap();
+    insta::assert_json_snapshot!("goofspiel_view_p2_mid_commit", s.view(1));
+    s.apply(1, "p2-3").unwrap();
+    s.apply(1, "p2-1").unwrap();
+    s.apply(0, "p1-3").unwrap();
+    s.apply(0, "p1-1").unwrap();
+    s.apply(1, "p2-2").unwrap();
+    assert!(s.is_over());
+    insta::assert_snapshot!("goofspiel_log_p1", s.log_for(Some(0)).join("\n"));
+}
