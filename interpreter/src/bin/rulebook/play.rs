@@ -70,10 +70,7 @@ pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
         shown_to = Some(p);
         print!("{}", render::view(&session.view(p)));
         let options = session.options(p);
-        for (i, o) in options.iter().enumerate() {
-            let id = if o.id == o.label { String::new() } else { format!("  [{}]", o.id) };
-            println!("  {:>3}) {}{id}", i + 1, o.label);
-        }
+        print!("{}", render::options(&options));
         loop {
             print!("{}> ", game.rules.seat_name(p));
             std::io::stdout().flush().ok();

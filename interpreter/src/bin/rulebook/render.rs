@@ -53,3 +53,29 @@ pub fn view(v: &View) -> String {
     }
     out
 }
+
+/// Renders numbered options, several to a line when they are short.
+pub fn options(options: &[rulebook::OptionInfo]) -> String {
+    let cells: Vec<String> = options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            if o.id == o.label {
+                format!("{:>3}) {}", i + 1, o.label)
+            } else {
+                format!("{:>3}) {} [{}]", i + 1, o.label, o.id)
+            }
+        })
+        .collect();
+    let width = cells.iter().map(|c| c.chars().count()).max().unwrap_or(0) + 2;
+    let per_line = (96 / width.max(1)).max(1);
+    let mut out = String::new();
+    for row in cells.chunks(per_line) {
+        for c in row {
+            let _ = write!(out, "{c:<width$}");
+        }
+        out = out.trim_end().to_string();
+        out.push('\n');
+    }
+    out
+}
