@@ -171,6 +171,9 @@ fn create(h: &mut GameHandle, kind: &str, props: Map, zone: &str, owner: Option<
                 p.insert(key.to_string(), Value::from_dynamic(&v)?);
             }
         }
+        if r.zones[z].per_player && !p.contains_key("owner") {
+            p.insert("owner".to_string(), Value::Int(o as i64));
+        }
         let idx = w.state.create(r, k, id, p)?;
         w.state.put(r, idx, z, o)?;
         Ok(card_map(r, &w.state, idx))
@@ -338,6 +341,7 @@ pub fn register(engine: &mut Engine) {
     });
     engine.register_fn("move_top", |h: &mut GameHandle, f: &str, t: &str| move_top(h, f, None, t, None));
     engine.register_fn("move_top", |h: &mut GameHandle, f: &str, t: &str, tp: i64| move_top(h, f, None, t, Some(tp)));
+    engine.register_fn("move_top", |h: &mut GameHandle, f: &str, fp: i64, t: &str| move_top(h, f, Some(fp), t, None));
     engine.register_fn("move_top", |h: &mut GameHandle, f: &str, fp: i64, t: &str, tp: i64| {
         move_top(h, f, Some(fp), t, Some(tp))
     });
@@ -406,8 +410,9 @@ pub fn register(engine: &mut Engine) {
             Ok(usize::try_from(i).ok().and_then(|i| info.spaces.get(i)).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT))
         })
     });
-    engine.register_fn("var", |h: &mut GameHandle, n: &str| var(h, n, None));
-    engine.register_fn("var", |h: &mut GameHandle, n: &str, p: i64| var(h, n, Some(p)));
+    // `var` is a reserved word in Rhai, hence `get_var`.
+    engine.register_fn("get_var", |h: &mut GameHandle, n: &str| var(h, n, None));
+    engine.register_fn("get_var", |h: &mut GameHandle, n: &str, p: i64| var(h, n, Some(p)));
     engine.register_fn("set_var", |h: &mut GameHandle, n: &str, v: Dynamic| set_var(h, n, None, v));
     engine.register_fn("set_var", |h: &mut GameHandle, n: &str, p: i64, v: Dynamic| set_var(h, n, Some(p), v));
 

@@ -340,6 +340,6 @@ pub struct FlowDef {
     pub start: Option<Ref>,
     /// Script `fn(game) -> array` naming the winners; defaults to the highest score(s).
     pub winners: Option<Ref>,
-    /// Stop with an error after this many steps (default 1,000,000).
+    /// Stop with an error after this many steps without a decision (default 1,000,000).
     pub max_steps: Option<u64>,
 }

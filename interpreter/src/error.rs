@@ -14,7 +14,7 @@ pub enum PlayError {
     Script(ScriptError),
     /// The rules put the game in an impossible position (e.g. a decision with no options).
     Rule(String),
-    /// The game ran more steps than its limit allows without waiting for a decision.
+    /// The game ran more steps than its limit allows without asking for a decision.
     StepLimit(u64),
 }
 
@@ -26,7 +26,7 @@ impl fmt::Display for PlayError {
             PlayError::Script(e) => write!(f, "{e}"),
             PlayError::StepLimit(n) => write!(
                 f,
-                "the game ran {n} steps without finishing; a phase probably repeats forever (raise `[flow] max_steps` if the game really is this long)"
+                "the game ran {n} steps without asking for a decision; a phase probably repeats forever (raise `[flow] max_steps` if a stretch of the game really is this long)"
             ),
         }
     }

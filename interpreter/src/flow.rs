@@ -310,6 +310,11 @@ impl Game {
         }
         let arr: rhai::Array = opts.iter().map(|c| self.choice_value(&work.state, c)).collect();
         let v = self.call(work, auto, vec![Dynamic::from_int(player as i64), Dynamic::from_array(arr)], ctx)?;
+        let v = match Value::from_dynamic(&v) {
+            // A component handle becomes its id.
+            Ok(Value::Str(id)) => Dynamic::from(id),
+            _ => v,
+        };
         let id = if let Ok(i) = v.as_int() {
             return usize::try_from(i).ok().filter(|i| *i < opts.len()).map(Some).ok_or_else(|| {
                 PlayError::Rule(format!("auto script `{}` returned index {i}, out of range", auto.name))

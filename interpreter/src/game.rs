@@ -20,7 +20,7 @@ pub struct Game {
     /// Every file read while loading.
     pub sources: SourceMap,
     /// The state before setup scripts, per player count, built on first use.
-    initial: Vec<OnceLock<State>>,
+    initial: Vec<OnceLock<Result<State, String>>>,
 }
 
 impl Game {
@@ -32,13 +32,19 @@ impl Game {
 
     /// A fresh state for `players` seats and a seed: declared components in their zones,
     /// nothing run yet. Built once per player count, then cloned (components are shared).
-    pub(crate) fn initial_state(&self, players: usize, seed: u64) -> State {
-        let mut st = match self.initial.get(players) {
+    pub(crate) fn initial_state(&self, players: usize, seed: u64) -> Result<State, PlayError> {
+        let built = match self.initial.get(players) {
             Some(cell) => cell.get_or_init(|| State::new(&self.rules, players, 0)).clone(),
             None => State::new(&self.rules, players, 0),
         };
+        let mut st = built.map_err(PlayError::Rule)?;
         st.rng = GameRng::new(seed);
-        st
+        Ok(st)
+    }
+
+    /// Checks that the initial state for a player count can be built (for the loader).
+    pub(crate) fn start_quiet_state(&self, players: usize) -> Result<(), PlayError> {
+        self.initial_state(players, 0).map(|_| ())
     }
 
     /// Starts a game for `players` seats with a seed, running setup up to the first decision.

@@ -16,6 +16,7 @@ pub mod load;
 pub mod log;
 pub mod rng;
 pub mod rules;
+pub mod scenario;
 pub mod script;
 pub mod session;
 pub mod sim;

@@ -165,7 +165,16 @@ impl Loader {
         if self.diags.iter().any(Diagnostic::is_error) {
             return None;
         }
-        Some(Game::new(Arc::new(rules), scripts, self.sources.clone()))
+        let game = Game::new(Arc::new(rules), scripts, self.sources.clone());
+        // Instance sets are expanded per player count; check the smallest and largest table.
+        for players in [game.rules.min_players, game.rules.max_players] {
+            if let Err(e) = game.start_quiet_state(players) {
+                let loc = self.key("components", "");
+                self.error_at("E0306", format!("with {players} players: {e}"), loc);
+                return None;
+            }
+        }
+        Some(game)
     }
 
     fn push_toml_error(&mut self, e: toml::de::Error) {
@@ -229,6 +238,8 @@ impl Loader {
             }
         }
         let includes = get_str_list(&table, &["game", "include"]);
+        // Each layer's scripts come from its own game.toml, never from a base it extends.
+        let own_scripts = get_str_list_opt(&table, folder, self);
         let mut own = table;
         // A base's `extends` must not leak into the overlay's meaning: drop it after use.
         if let Some(DeValue::Table(g)) = own.get_mut("game").map(Spanned::get_mut) {
@@ -245,10 +256,7 @@ impl Loader {
                 merge(merged, t);
             }
         }
-        let scripts = match get_str_list_opt(merged, folder, self) {
-            Some(list) => list,
-            None => rhai_files(folder),
-        };
+        let scripts = own_scripts.unwrap_or_else(|| rhai_files(folder));
         layers.push(Layer { folder: folder.to_path_buf(), scripts });
     }
 
@@ -340,7 +348,11 @@ impl Loader {
                 }
                 None => Value::Unit,
             };
-            let choices = p.choices.as_ref().map(|c| c.iter().filter_map(|v| Value::from_toml(v).ok()).collect());
+            let choices: Option<Vec<Value>> =
+                p.choices.as_ref().map(|c| c.iter().filter_map(|v| Value::from_toml(v).ok()).collect());
+            if let Err(e) = check_param(&default, p.min, p.max, choices.as_deref()) {
+                self.error_at("E0307", format!("param `{name}`: its default {default} {e}"), self.key("params", name));
+            }
             r.params.insert(
                 name.clone(),
                 ParamInfo {
@@ -447,6 +459,13 @@ impl Loader {
                 self.error_at("E0302", format!("var `{name}`: {e}"), self.key("vars", name));
                 None
             });
+            if matches!(v.visible, def::Visibility::Top | def::Visibility::Count) {
+                self.error_at(
+                    "E0313",
+                    format!("var `{name}`: visibility must be public, owner or hidden"),
+                    self.key("vars", name),
+                );
+            }
             r.vars.push(VarInfo {
                 name: name.clone(),
                 per_player: v.per_player,
@@ -553,6 +572,16 @@ impl Loader {
                 } else {
                     let m = s.move_.as_ref().expect("checked above");
                     match (&m.from, &m.to) {
+                        (Some(from), Some(to))
+                            if m.deal && r.zone(to.get_ref()).is_ok_and(|z| !r.zones[z].per_player) =>
+                        {
+                            self.error(
+                                "E0336",
+                                format!("phase `{name}`: `deal = true` needs a per-player `to` zone"),
+                                Some(to.span()),
+                            );
+                            continue;
+                        }
                         (Some(from), Some(to)) => StepKind::Move {
                             from: zone_ref(self, &r, from),
                             to: zone_ref(self, &r, to),
@@ -705,6 +734,13 @@ impl Loader {
                 None
             }
         });
+        if score.is_some() && stake.is_none() {
+            self.error_at(
+                "E0343",
+                format!("decision `{decision}` contest: `score` adds up the stake, so it needs `stake`"),
+                self.key("decisions", decision),
+            );
+        }
         let Some(by) = c.by.clone() else {
             self.error_at(
                 "E0342",
@@ -858,21 +894,24 @@ fn parse_param(text: &str, p: &ParamInfo) -> Result<Value, String> {
         }
         (expected, _) => return Err(format!("expected a value like `{expected}`")),
     }
+    check_param(&v, p.min, p.max, p.choices.as_deref())?;
+    Ok(v)
+}
+
+/// Checks a parameter value against its bounds and choices.
+fn check_param(v: &Value, min: Option<i64>, max: Option<i64>, choices: Option<&[Value]>) -> Result<(), String> {
     if let Value::Int(i) = v {
-        if p.min.is_some_and(|m| i < m) || p.max.is_some_and(|m| i > m) {
-            return Err(format!(
-                "must be between {} and {}",
-                p.min.map_or("-inf".into(), |m| m.to_string()),
-                p.max.map_or("inf".into(), |m| m.to_string())
-            ));
+        if min.is_some_and(|m| *i < m) || max.is_some_and(|m| *i > m) {
+            let show = |b: Option<i64>, inf: &str| b.map_or(inf.to_string(), |m| m.to_string());
+            return Err(format!("must be between {} and {}", show(min, "-inf"), show(max, "inf")));
         }
     }
-    if let Some(c) = &p.choices {
-        if !c.contains(&v) {
+    if let Some(c) = choices {
+        if !c.contains(v) {
             return Err(format!("must be one of {}", c.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")));
         }
     }
-    Ok(v)
+    Ok(())
 }
 
 fn folder_name(folder: &Path) -> String {

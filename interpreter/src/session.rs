@@ -48,7 +48,7 @@ impl<'g> Session<'g> {
                 r.title, r.min_players, r.max_players
             )));
         }
-        let mut work = Work::new(game.initial_state(players, seed), logging);
+        let mut work = Work::new(game.initial_state(players, seed)?, logging);
         work.state.stack.push(crate::state::Frame::Phase { phase: r.start, step: 0, pos: 0, pass: 0, begun: false });
         if let Some(setup) = &r.setup {
             let _ = game.call(&mut work, setup, vec![], &crate::value::Value::Unit)?;
@@ -254,6 +254,7 @@ impl<'g> Session<'g> {
         pending.chosen[slot] = Some(index);
         let mut work = Work::new(self.state.clone(), self.logging);
         work.events = events;
+        work.state.steps = 0;
         let result = game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work));
         if let Err(e) = result {
             pending.chosen[slot] = None;
@@ -290,5 +291,104 @@ impl Session<'_> {
             self.state.location[i as usize] = (z as u32, o as u32);
         }
         Ok(())
+    }
+}
+
+/// Setting up exact situations (scenario `setup` lines). None of these is a game action: they
+/// are not logged and not recorded; call [`Session::reopen`] afterwards so the pending
+/// decision's options reflect the new situation.
+impl Session<'_> {
+    /// Sets a track value (clamped to its bounds).
+    pub fn set_track(&mut self, track: &str, owner: Option<usize>, value: i64) -> Result<(), PlayError> {
+        let r = &self.game.rules;
+        let t = r.track(track).map_err(PlayError::Illegal)?;
+        let o = self.owner_slot(r.tracks[t].per_player, track, owner)?;
+        self.state.set_track(r, t, o, value);
+        Ok(())
+    }
+
+    /// Sets a variable.
+    pub fn set_var(&mut self, var: &str, owner: Option<usize>, value: crate::Value) -> Result<(), PlayError> {
+        let r = &self.game.rules;
+        let v = r.var(var).map_err(PlayError::Illegal)?;
+        let o = self.owner_slot(r.vars[v].per_player, var, owner)?;
+        self.state.vars[v][o] = value;
+        Ok(())
+    }
+
+    fn owner_slot(&self, per_player: bool, name: &str, owner: Option<usize>) -> Result<usize, PlayError> {
+        match (per_player, owner) {
+            (true, Some(p)) if p < self.state.players => Ok(p),
+            (true, _) => Err(PlayError::Illegal(format!("`{name}` is per player: say whose"))),
+            (false, None) => Ok(0),
+            (false, Some(_)) => Err(PlayError::Illegal(format!("`{name}` is global: do not name a player"))),
+        }
+    }
+
+    /// Sets the current player.
+    pub fn set_current(&mut self, player: usize) -> Result<(), PlayError> {
+        if player >= self.state.players {
+            return Err(PlayError::Illegal(format!("there is no seat {}", player + 1)));
+        }
+        self.state.current = player;
+        Ok(())
+    }
+
+    /// Sets the turn order.
+    pub fn set_turn_order(&mut self, order: Vec<usize>) -> Result<(), PlayError> {
+        if order.iter().any(|p| *p >= self.state.players) {
+            return Err(PlayError::Illegal("the turn order names a seat that does not exist".into()));
+        }
+        self.state.turn_order = order;
+        Ok(())
+    }
+
+    /// Throws away the flow and starts the named phase afresh, running it up to its first
+    /// decision.
+    pub fn goto_phase(&mut self, phase: &str) -> Result<(), PlayError> {
+        let p = self.game.rules.phase(phase).map_err(PlayError::Illegal)?;
+        let mut work = Work::new(self.state.clone(), self.logging);
+        work.state.pending = None;
+        work.state.outcome = None;
+        work.state.ending = false;
+        work.state.stack = vec![crate::state::Frame::Phase { phase: p, step: 0, pos: 0, pass: 0, begun: false }];
+        self.game.advance(&mut work)?;
+        self.state = work.state;
+        self.log.extend(work.events);
+        Ok(())
+    }
+
+    /// Asks the pending decision again, recomputing everyone's options (answers already
+    /// committed are dropped).
+    pub fn reopen(&mut self) -> Result<(), PlayError> {
+        let Some(p) = self.state.pending.clone() else { return Ok(()) };
+        let mut work = Work::new(self.state.clone(), self.logging);
+        work.state.pending = None;
+        work.state.stack.push(if p.commit {
+            crate::state::Frame::Commit { decision: p.decision, players: p.players, ctx: p.ctx }
+        } else {
+            crate::state::Frame::Ask { decision: p.decision, player: p.players[0], ctx: p.ctx }
+        });
+        self.game.advance(&mut work)?;
+        self.state = work.state;
+        self.log.extend(work.events);
+        Ok(())
+    }
+
+    /// A short fingerprint of the whole state (FNV-1a over its JSON form): equal states have
+    /// equal hashes on every machine.
+    pub fn state_hash(&self) -> String {
+        let bytes = serde_json::to_vec(&self.state).unwrap_or_default();
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        format!("{h:016x}")
+    }
+
+    /// Seat number of a seat name (as shown: `P1`, or the game's `seat_names`).
+    pub fn seat(&self, name: &str) -> Option<usize> {
+        (0..self.state.players).find(|p| self.game.rules.seat_name(*p) == name)
     }
 }

@@ -169,7 +169,7 @@ pub const NOWHERE: (u32, u32) = (u32::MAX, u32::MAX);
 impl State {
     /// A fresh state for `players` seats: declared components in their zones, tracks at
     /// their start, variables at their defaults. Setup scripts run later.
-    pub fn new(rules: &Rules, players: usize, seed: u64) -> State {
+    pub fn new(rules: &Rules, players: usize, seed: u64) -> Result<State, String> {
         let slots = |per_player: bool| if per_player { players } else { 1 };
         let zones = rules.zones.iter().map(|z| vec![ZoneSlot::default(); slots(z.per_player)]).collect();
         let tracks = rules.tracks.iter().map(|t| vec![t.start; slots(t.per_player)]).collect();
@@ -192,14 +192,14 @@ impl State {
             decisions: 0,
         };
         for c in &rules.components {
-            state.create_declared(rules, c);
+            state.create_declared(rules, c)?;
         }
-        state
+        Ok(state)
     }
 
     /// Creates the instances of one declared set (ranges multiplied out, one set per player
     /// if asked) and puts them in their zone.
-    fn create_declared(&mut self, rules: &Rules, c: &crate::rules::DeclaredComponent) {
+    fn create_declared(&mut self, rules: &Rules, c: &crate::rules::DeclaredComponent) -> Result<(), String> {
         use crate::rules::PropSpec;
         let mut combos: Vec<IndexMap<String, Value>> = vec![IndexMap::new()];
         for (k, spec) in &c.props {
@@ -240,12 +240,17 @@ impl State {
                             id
                         }
                     });
-                    if let (Ok(idx), Some(z)) = (self.create(rules, c.kind, id, props.clone()), c.zone) {
-                        let _ = self.put(rules, idx, z, owner.unwrap_or(0));
+                    let kind = &rules.component_types[c.kind].name;
+                    let idx = self
+                        .create(rules, c.kind, id, props.clone())
+                        .map_err(|e| format!("components `{kind}`: {e}"))?;
+                    if let Some(z) = c.zone {
+                        self.put(rules, idx, z, owner.unwrap_or(0)).map_err(|e| format!("components `{kind}`: {e}"))?;
                     }
                 }
             }
         }
+        Ok(())
     }
 
     /// Creates a component, not yet in a zone. Fails if the id is taken.
@@ -280,7 +285,8 @@ impl State {
             (true, Some(p)) if p < self.players => Ok(p),
             (true, Some(p)) => Err(format!("player {p} does not exist (players are 0..{})", self.players - 1)),
             (true, None) => Err(format!("zone `{}` is per player: say whose", z.name)),
-            (false, _) => Ok(0),
+            (false, None) => Ok(0),
+            (false, Some(_)) => Err(format!("zone `{}` is global: do not say whose", z.name)),
         }
     }
 

@@ -100,10 +100,12 @@ pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
                 }
                 _ => {}
             }
-            let index = match text.parse::<usize>() {
-                Ok(n) if n >= 1 && n <= options.len() => Ok(n - 1),
-                Ok(n) => Err(PlayError::Illegal(format!("`{n}` is not an option number (1–{})", options.len()))),
-                Err(_) => session.find_option(p, text),
+            // An option's id or label wins over a list position, so that typing "7" in a game
+            // whose options are numbers picks the option labelled 7.
+            let index = match (session.find_option(p, text), text.parse::<usize>()) {
+                (Ok(i), _) => Ok(i),
+                (Err(_), Ok(n)) if n >= 1 && n <= options.len() => Ok(n - 1),
+                (Err(e), _) => Err(e),
             };
             let result = index.and_then(|i| session.apply_index(p, i));
             match result {

@@ -40,7 +40,20 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     let result = run_games(&game, &cfg, &|| bar.inc(1));
     bar.finish_and_clear();
     let records = result.map_err(|f| {
-        format!("{f}\n  reproduce with: rulebook play {} --players {} --seed {}", args.game.game, args.players, f.seed)
+        let flags: String = args
+            .game
+            .variants
+            .iter()
+            .map(|v| format!(" --variant {v}"))
+            .chain(args.game.options.iter().map(|(k, v)| format!(" --option {k}={v}")))
+            .collect();
+        format!(
+            "{f}\n  reproduce with: rulebook play {}{flags} --players {p} --bots {p} --bot {} --seed {}",
+            args.game.game,
+            args.bot,
+            f.seed,
+            p = args.players
+        )
     })?;
     let elapsed = started.elapsed();
     let summary = summarize(&game, &cfg, &records);

@@ -1,0 +1,550 @@
+//! Parsing scenario and transcript files (grammar: `scenario.pest`) into [`ScenarioFile`]s.
+//! The parser never panics: any input gives a file or a located, worded error.
+
+use crate::value::Value;
+use pest::iterators::Pair;
+use pest::Parser;
+use pest_derive::Parser;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser)]
+#[grammar = "scenario/scenario.pest"]
+struct ScenarioParser;
+
+/// A parsed file: its header and its scenarios.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScenarioFile {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Game, variants, options, players and seed for every scenario.
+    pub header: Header,
+    /// The scenarios, in order.
+    pub scenarios: Vec<Scenario>,
+}
+
+/// Which game and how to set it up.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Header {
+    /// Game folder or bundled name.
+    pub game: Option<String>,
+    /// Variants.
+    pub variants: Vec<String>,
+    /// Parameter values.
+    pub options: Vec<(String, String)>,
+    /// Seats.
+    pub players: Option<usize>,
+    /// Seed.
+    pub seed: Option<u64>,
+}
+
+impl Header {
+    /// This header with another's settings layered on top.
+    pub fn with(&self, over: &Header) -> Header {
+        let mut h = self.clone();
+        if over.game.is_some() {
+            h.game = over.game.clone();
+        }
+        h.variants.extend(over.variants.iter().cloned());
+        h.options.extend(over.options.iter().cloned());
+        h.players = over.players.or(h.players);
+        h.seed = over.seed.or(h.seed);
+        h
+    }
+}
+
+/// One scenario.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scenario {
+    /// Its name.
+    pub name: String,
+    /// What it checks, and where in the rulebook it comes from.
+    pub description: Option<String>,
+    /// Line of the `scenario` keyword.
+    pub line: usize,
+    /// Settings that override the file header.
+    pub header: Header,
+    /// Setup, decisions and expectations, in order.
+    pub steps: Vec<Step>,
+}
+
+/// A statement with its line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// 1-based line.
+    pub line: usize,
+    /// What it says.
+    pub kind: StepKind,
+}
+
+/// A statement of a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepKind {
+    /// `zone NAME [SEAT] = ID...`
+    SetZone { zone: String, seat: Option<String>, ids: Vec<String> },
+    /// `track NAME [SEAT] = N`
+    SetTrack { track: String, seat: Option<String>, value: i64 },
+    /// `var NAME [SEAT] = VALUE`
+    SetVar { var: String, seat: Option<String>, value: Value },
+    /// `current SEAT`
+    SetCurrent(String),
+    /// `turn_order SEAT...`
+    SetTurnOrder(Vec<String>),
+    /// `phase NAME`
+    SetPhase(String),
+    /// `SEAT chooses OPTION`
+    Choose { seat: String, option: String },
+    /// `expect ...`
+    Expect(Expectation),
+}
+
+/// What an `expect` line checks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expectation {
+    /// A track's value.
+    Track { track: String, seat: Option<String>, value: i64 },
+    /// A variable's value.
+    Var { var: String, seat: Option<String>, value: Value },
+    /// A zone's exact contents (ids, bottom to top).
+    ZoneEquals { zone: String, seat: Option<String>, ids: Vec<String> },
+    /// A zone holds these components.
+    ZoneContains { zone: String, seat: Option<String>, ids: Vec<String> },
+    /// A zone's size.
+    Count { zone: String, seat: Option<String>, value: i64 },
+    /// The pending decision (and who must still answer).
+    Pending { decision: String, seats: Vec<String> },
+    /// A seat's options, exactly.
+    OptionsEqual { seat: String, ids: Vec<String> },
+    /// A seat's options include these.
+    OptionsInclude { seat: String, ids: Vec<String> },
+    /// A seat's options exclude these.
+    OptionsExclude { seat: String, ids: Vec<String> },
+    /// Choosing this is refused as illegal.
+    Illegal { seat: String, option: String },
+    /// Choosing this fails with an error containing the text.
+    Error { seat: String, option: String, message: String },
+    /// The game is over.
+    Over,
+    /// The game is not over.
+    NotOver,
+    /// The winners (empty = nobody).
+    Winners(Vec<String>),
+    /// A seat's view shows (or hides) a text, e.g. a component id.
+    View { seat: String, shows: bool, text: String },
+    /// The log (as a seat reads it, or the full log) has a line containing the text.
+    Log { seat: Option<String>, text: String },
+    /// The state's hash.
+    Hash(String),
+    /// The current player.
+    Current(String),
+}
+
+/// A parse error, located and worded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// Where.
+    pub location: crate::diag::Location,
+    /// What was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+fn words(rule: &Rule) -> String {
+    match rule {
+        Rule::EOI => "end of file",
+        Rule::game => "`game NAME`",
+        Rule::variant => "`variant NAME`",
+        Rule::option => "`option KEY = VALUE`",
+        Rule::players => "`players N`",
+        Rule::seed => "`seed N`",
+        Rule::scenario => "`scenario \"NAME\" {`",
+        Rule::description => "`description \"...\"`",
+        Rule::set_zone => "`zone NAME [SEAT] = IDS`",
+        Rule::set_track => "`track NAME [SEAT] = N`",
+        Rule::set_var => "`var NAME [SEAT] = VALUE`",
+        Rule::set_current => "`current SEAT`",
+        Rule::set_turn_order => "`turn_order SEATS`",
+        Rule::set_phase => "`phase NAME`",
+        Rule::choose => "`SEAT chooses OPTION`",
+        Rule::expect => "`expect ...`",
+        Rule::exp_track | Rule::exp_var | Rule::exp_zone | Rule::exp_count | Rule::exp_pending => "an expectation",
+        Rule::exp_options | Rule::exp_illegal | Rule::exp_error | Rule::exp_over | Rule::exp_not_over => {
+            "an expectation"
+        }
+        Rule::exp_winners | Rule::exp_view | Rule::exp_log | Rule::exp_hash | Rule::exp_current => "an expectation",
+        Rule::contains => "`contains IDS`",
+        Rule::includes => "`includes IDS`",
+        Rule::excludes => "`excludes IDS`",
+        Rule::equals => "`= [...]`",
+        Rule::shows | Rule::hides => "`shows` or `hides`",
+        Rule::nobody => "`nobody`",
+        Rule::ids => "one or more ids",
+        Rule::list => "a list `[a, b]`",
+        Rule::value => "a value",
+        Rule::seat => "a seat name (like P1)",
+        Rule::name => "a name",
+        Rule::token => "an id or label",
+        Rule::boolean => "true or false",
+        Rule::int => "a whole number",
+        Rule::string => "a quoted string",
+        _ => "something else",
+    }
+    .to_string()
+}
+
+/// Parses a scenario or transcript file's text.
+pub fn parse(path: &Path, text: &str) -> Result<ScenarioFile, ParseError> {
+    let mut pairs = ScenarioParser::parse(Rule::file, text).map_err(|e| {
+        let e = e.renamed_rules(words);
+        let (line, column) = match e.line_col {
+            pest::error::LineColLocation::Pos(p) | pest::error::LineColLocation::Span(p, _) => p,
+        };
+        let message = match &e.variant {
+            pest::error::ErrorVariant::ParsingError { positives, negatives } => {
+                let mut p: Vec<String> = positives.iter().map(words).collect();
+                p.dedup();
+                let n: Vec<String> = negatives.iter().map(words).collect();
+                let found = text.lines().nth(line.saturating_sub(1)).and_then(|l| {
+                    l.chars().skip(column - 1).collect::<String>().split_whitespace().next().map(str::to_string)
+                });
+                let found =
+                    found.map(|f| format!(", found `{f}`")).unwrap_or_else(|| ", found the end of the line".into());
+                if !p.is_empty() {
+                    format!("expected {}{found}", p.join(" or "))
+                } else {
+                    format!("unexpected {}{found}", n.join(" or "))
+                }
+            }
+            pest::error::ErrorVariant::CustomError { message } => message.clone(),
+        };
+        ParseError { location: crate::diag::Location { file: path.to_path_buf(), line, column }, message }
+    })?;
+    let mut file = ScenarioFile { path: path.to_path_buf(), ..Default::default() };
+    let root = pairs.next().expect("the file rule always yields one pair");
+    for pair in root.into_inner() {
+        match pair.as_rule() {
+            Rule::scenario => file.scenarios.push(scenario(pair)),
+            Rule::EOI => {}
+            _ => header_line(&mut file.header, pair),
+        }
+    }
+    Ok(file)
+}
+
+fn header_line(h: &mut Header, pair: Pair<'_, Rule>) {
+    let rule = pair.as_rule();
+    let mut inner = pair.into_inner();
+    match rule {
+        Rule::game => h.game = inner.next().map(text),
+        Rule::variant => h.variants.extend(inner.next().map(|p| p.as_str().to_string())),
+        Rule::option => {
+            let k = inner.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+            let v = inner.next().map(|p| value(p).to_string()).unwrap_or_default();
+            h.options.push((k, v));
+        }
+        Rule::players => h.players = inner.next().and_then(|p| p.as_str().parse().ok()),
+        Rule::seed => h.seed = inner.next().and_then(|p| p.as_str().parse().ok()),
+        _ => {}
+    }
+}
+
+fn text(p: Pair<'_, Rule>) -> String {
+    match p.as_rule() {
+        Rule::string => unescape(p.into_inner().next().map(|i| i.as_str()).unwrap_or("")),
+        _ => p.as_str().to_string(),
+    }
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some(o) => out.push(o),
+                None => {}
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Quotes a text for writing back into a file when it is not a plain token.
+pub fn quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.:/'".contains(c))
+        && !["contains", "chooses", "includes", "excludes", "shows", "hides", "for", "nobody"].contains(&s);
+    if plain {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n"))
+    }
+}
+
+fn value(p: Pair<'_, Rule>) -> Value {
+    let inner = p.into_inner().next();
+    match inner {
+        None => Value::Unit,
+        Some(i) => match i.as_rule() {
+            Rule::int => i.as_str().parse().map(Value::Int).unwrap_or(Value::Unit),
+            Rule::boolean => Value::Bool(i.as_str() == "true"),
+            Rule::string => Value::Str(text(i)),
+            Rule::list => Value::List(i.into_inner().map(|t| Value::Str(text(t))).collect()),
+            _ => Value::Str(i.as_str().to_string()),
+        },
+    }
+}
+
+fn ids(p: Pair<'_, Rule>) -> Vec<String> {
+    p.into_inner().map(text).collect()
+}
+
+/// Splits `NAME [SEAT] rest...` into the name, the optional seat and the rest.
+fn name_seat<'a>(inner: &mut std::iter::Peekable<pest::iterators::Pairs<'a, Rule>>) -> (String, Option<String>) {
+    let name = inner.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+    let seat = if inner.peek().is_some_and(|p| p.as_rule() == Rule::seat) {
+        inner.next().map(|p| p.as_str().to_string())
+    } else {
+        None
+    };
+    (name, seat)
+}
+
+fn scenario(pair: Pair<'_, Rule>) -> Scenario {
+    let line = pair.as_span().start_pos().line_col().0;
+    let mut inner = pair.into_inner();
+    let name = inner.next().map(text).unwrap_or_default();
+    let mut s = Scenario { name, line, ..Default::default() };
+    for st in inner {
+        let line = st.as_span().start_pos().line_col().0;
+        let rule = st.as_rule();
+        let kind = match rule {
+            Rule::description => {
+                s.description = st.into_inner().next().map(text);
+                continue;
+            }
+            Rule::game | Rule::variant | Rule::option | Rule::players | Rule::seed => {
+                header_line(&mut s.header, st);
+                continue;
+            }
+            Rule::expect => StepKind::Expect(expectation(st.into_inner().next().expect("expect has a body"))),
+            _ => statement(st),
+        };
+        s.steps.push(Step { line, kind });
+    }
+    s
+}
+
+fn statement(st: Pair<'_, Rule>) -> StepKind {
+    let rule = st.as_rule();
+    let mut inner = st.into_inner().peekable();
+    match rule {
+        Rule::set_zone => {
+            let (zone, seat) = name_seat(&mut inner);
+            StepKind::SetZone { zone, seat, ids: inner.next().map(ids).unwrap_or_default() }
+        }
+        Rule::set_track => {
+            let (track, seat) = name_seat(&mut inner);
+            StepKind::SetTrack { track, seat, value: inner.next().and_then(|p| p.as_str().parse().ok()).unwrap_or(0) }
+        }
+        Rule::set_var => {
+            let (var, seat) = name_seat(&mut inner);
+            StepKind::SetVar { var, seat, value: inner.next().map(value).unwrap_or_default() }
+        }
+        Rule::set_current => StepKind::SetCurrent(inner.next().map(|p| p.as_str().to_string()).unwrap_or_default()),
+        Rule::set_turn_order => StepKind::SetTurnOrder(inner.map(|p| p.as_str().to_string()).collect()),
+        Rule::set_phase => StepKind::SetPhase(inner.next().map(|p| p.as_str().to_string()).unwrap_or_default()),
+        _ => {
+            let seat = inner.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+            StepKind::Choose { seat, option: inner.next().map(text).unwrap_or_default() }
+        }
+    }
+}
+
+fn expectation(e: Pair<'_, Rule>) -> Expectation {
+    let rule = e.as_rule();
+    let mut inner = e.into_inner().peekable();
+    let seat = |p: Option<Pair<'_, Rule>>| p.map(|p| p.as_str().to_string()).unwrap_or_default();
+    match rule {
+        Rule::exp_track => {
+            let (track, seat) = name_seat(&mut inner);
+            Expectation::Track { track, seat, value: inner.next().and_then(|p| p.as_str().parse().ok()).unwrap_or(0) }
+        }
+        Rule::exp_var => {
+            let (var, seat) = name_seat(&mut inner);
+            Expectation::Var { var, seat, value: inner.next().map(value).unwrap_or_default() }
+        }
+        Rule::exp_zone => {
+            let (zone, seat) = name_seat(&mut inner);
+            let body = inner.next().expect("zone expectation body");
+            let contains = body.as_rule() == Rule::contains;
+            let list: Vec<String> = body
+                .into_inner()
+                .flat_map(|p| {
+                    if p.as_rule() == Rule::ids || p.as_rule() == Rule::list {
+                        p.into_inner().map(text).collect::<Vec<_>>()
+                    } else {
+                        vec![text(p)]
+                    }
+                })
+                .collect();
+            if contains {
+                Expectation::ZoneContains { zone, seat, ids: list }
+            } else {
+                Expectation::ZoneEquals { zone, seat, ids: list }
+            }
+        }
+        Rule::exp_count => {
+            let (zone, seat) = name_seat(&mut inner);
+            Expectation::Count { zone, seat, value: inner.next().and_then(|p| p.as_str().parse().ok()).unwrap_or(0) }
+        }
+        Rule::exp_pending => {
+            let decision = inner.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+            Expectation::Pending { decision, seats: inner.map(|p| p.as_str().to_string()).collect() }
+        }
+        Rule::exp_options => {
+            let s = seat(inner.next());
+            let body = inner.next().expect("options expectation body");
+            let kind = body.as_rule();
+            let list: Vec<String> =
+                body.into_inner().flat_map(|p| p.into_inner().map(text).collect::<Vec<_>>()).collect();
+            match kind {
+                Rule::includes => Expectation::OptionsInclude { seat: s, ids: list },
+                Rule::excludes => Expectation::OptionsExclude { seat: s, ids: list },
+                _ => Expectation::OptionsEqual { seat: s, ids: list },
+            }
+        }
+        Rule::exp_illegal => {
+            Expectation::Illegal { seat: seat(inner.next()), option: inner.next().map(text).unwrap_or_default() }
+        }
+        Rule::exp_error => Expectation::Error {
+            seat: seat(inner.next()),
+            option: inner.next().map(text).unwrap_or_default(),
+            message: inner.next().map(text).unwrap_or_default(),
+        },
+        Rule::exp_over => Expectation::Over,
+        Rule::exp_not_over => Expectation::NotOver,
+        Rule::exp_winners => {
+            Expectation::Winners(inner.filter(|p| p.as_rule() == Rule::seat).map(|p| p.as_str().to_string()).collect())
+        }
+        Rule::exp_view => {
+            let s = seat(inner.next());
+            let shows = inner.next().is_some_and(|p| p.as_rule() == Rule::shows);
+            Expectation::View { seat: s, shows, text: inner.next().map(text).unwrap_or_default() }
+        }
+        Rule::exp_log => {
+            let s = if inner.peek().is_some_and(|p| p.as_rule() == Rule::seat) {
+                inner.next().map(|p| p.as_str().to_string())
+            } else {
+                None
+            };
+            Expectation::Log { seat: s, text: inner.next().map(text).unwrap_or_default() }
+        }
+        Rule::exp_hash => Expectation::Hash(inner.next().map(text).unwrap_or_default()),
+        _ => Expectation::Current(seat(inner.next())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"# a comment
+game goofspiel
+players 2
+seed 7
+option cards = 3
+
+scenario "tie" {
+    description "rulebook p. 1"
+    zone prize = prize-3
+    zone hand P1 = p1-1 p1-2
+    track score P1 = 4
+    P1 chooses p1-2
+    P2 chooses "2"   # by label
+    expect track score P1 = 4
+    expect zone discard = [prize-3]
+    expect zone hand P1 contains p1-1
+    expect options P2 includes p2-1
+    expect illegal P1 p2-1
+    expect error P1 chooses p1-1 "already committed"
+    expect winners nobody
+    expect view P2 hides p1-1
+    expect log P1 contains "committed"
+    expect not over
+}
+"#;
+
+    #[test]
+    fn parses_a_full_scenario() {
+        let f = parse(Path::new("t.scenario"), SAMPLE).unwrap();
+        assert_eq!(f.header.game.as_deref(), Some("goofspiel"));
+        assert_eq!(f.header.options, vec![("cards".to_string(), "3".to_string())]);
+        let s = &f.scenarios[0];
+        assert_eq!(s.description.as_deref(), Some("rulebook p. 1"));
+        assert_eq!(s.line, 7);
+        assert_eq!(s.steps.len(), 15);
+        assert_eq!(
+            s.steps[1].kind,
+            StepKind::SetZone { zone: "hand".into(), seat: Some("P1".into()), ids: vec!["p1-1".into(), "p1-2".into()] }
+        );
+        assert_eq!(s.steps[4].kind, StepKind::Choose { seat: "P2".into(), option: "2".into() });
+        assert_eq!(
+            s.steps[6].kind,
+            StepKind::Expect(Expectation::ZoneEquals {
+                zone: "discard".into(),
+                seat: None,
+                ids: vec!["prize-3".into()]
+            })
+        );
+        assert_eq!(
+            s.steps[7].kind,
+            StepKind::Expect(Expectation::ZoneContains {
+                zone: "hand".into(),
+                seat: Some("P1".into()),
+                ids: vec!["p1-1".into()]
+            })
+        );
+        assert_eq!(s.steps[11].kind, StepKind::Expect(Expectation::Winners(vec![])));
+        assert_eq!(
+            s.steps[13].kind,
+            StepKind::Expect(Expectation::Log { seat: Some("P1".into()), text: "committed".into() })
+        );
+    }
+
+    #[test]
+    fn errors_are_located_and_worded() {
+        let e = parse(Path::new("t.scenario"), "game g\nscenario \"x\" {\n    expect track = 3\n}\n").unwrap_err();
+        assert_eq!((e.location.line, e.location.column), (3, 18));
+        assert!(e.message.contains("expected"), "{}", e.message);
+        assert!(!e.message.contains("exp_"), "raw rule names leaked: {}", e.message);
+    }
+
+    #[test]
+    fn quoting_round_trips() {
+        for s in ["p1-3", "two words", "quote \" inside", "contains", ""] {
+            let text = format!("game g\nscenario \"x\" {{\n    P1 chooses {}\n}}\n", quote(s));
+            let f = parse(Path::new("t"), &text).unwrap();
+            assert_eq!(f.scenarios[0].steps[0].kind, StepKind::Choose { seat: "P1".into(), option: s.into() });
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_input(text in "\\PC*") {
+            let _ = parse(Path::new("fuzz"), &text);
+        }
+
+        #[test]
+        fn never_panics_on_scenario_like_input(text in "(game|scenario|expect|zone|track|P1|chooses|\\{|\\}|\"|=|\\[|\\]|,|[a-z0-9-]+| |\n){0,40}") {
+            let _ = parse(Path::new("fuzz"), &text);
+        }
+    }
+}
