@@ -35,10 +35,13 @@ impl ScenarioReport {
     }
 }
 
+/// A game folder with its variants and options: what a loaded game is cached by.
+type GameKey = (PathBuf, Vec<String>, Vec<(String, String)>);
+
 /// Runs scenarios, loading each game (with its variants and options) once.
 pub struct Runner {
     games_dir: PathBuf,
-    cache: HashMap<(PathBuf, Vec<String>, Vec<(String, String)>), Result<Game, String>>,
+    cache: HashMap<GameKey, Result<Game, String>>,
 }
 
 impl Runner {
