@@ -26,6 +26,8 @@ pub struct Move {
     pub player: usize,
     /// Option id.
     pub option: String,
+    /// The option's label, when the session records its log (for readable transcripts).
+    pub label: Option<String>,
 }
 
 /// A game in progress.
@@ -218,6 +220,8 @@ impl<'g> Session<'g> {
             return Err(PlayError::Illegal(format!("option {index} is not legal for {}", r.seat_name(player))));
         }
         let id = game.choice_id(&self.state, &pending.options[slot][index]).to_string();
+        let label =
+            self.logging.then(|| game.choice_label(&self.state, pending.decision, &pending.options[slot][index]));
         let remaining = pending.chosen.iter().filter(|c| c.is_none()).count();
         if pending.commit && remaining > 1 {
             // Recording one hidden commit cannot fail and runs no script: no copy needed.
@@ -233,7 +237,7 @@ impl<'g> Session<'g> {
                 ));
             }
             self.state.pending.as_mut().expect("checked").chosen[slot] = Some(index);
-            self.history.push(Move { player, option: id });
+            self.history.push(Move { player, option: id, label: label.clone() });
             return Ok(());
         }
         let mut events = Vec::new();
@@ -263,7 +267,7 @@ impl<'g> Session<'g> {
         }
         self.state = work.state;
         self.log.extend(work.events);
-        self.history.push(Move { player, option: id });
+        self.history.push(Move { player, option: id, label: label.clone() });
         Ok(())
     }
 }

@@ -145,7 +145,11 @@ pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -
         if let Err(e) = session.apply_index(p, choice) {
             let mut moves = session.history().to_vec();
             let options = session.options(p);
-            moves.push(Move { player: p, option: options.get(choice).map(|o| o.id.clone()).unwrap_or_default() });
+            moves.push(Move {
+                player: p,
+                option: options.get(choice).map(|o| o.id.clone()).unwrap_or_default(),
+                label: None,
+            });
             return Err(fail(moves, e));
         }
     }

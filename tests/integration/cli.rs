@@ -125,3 +125,108 @@ fn unknown_game_and_option_errors_are_clear() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).contains("unknown parameter `card` (did you mean `cards`?)"), "{}", text(&o.stderr));
 }
+
+#[test]
+fn test_runs_the_bundled_scenarios_and_counts_them() {
+    let o = rulebook(&["test", "games/goofspiel"]);
+    assert!(o.status.success(), "{}", text(&o.stdout));
+    let out = text(&o.stdout);
+    let last = out.lines().last().unwrap();
+    assert!(last.ends_with("passed, 0 failed"), "{out}");
+}
+
+#[test]
+fn test_reports_a_changed_expectation_with_its_line() {
+    let dir = std::env::temp_dir().join(format!("rulebook-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let original = std::fs::read_to_string(crate::root().join("games/goofspiel/scenarios/rules.scenario")).unwrap();
+    let changed = original.replacen("expect track score P1 = 4", "expect track score P1 = 5", 1);
+    let line = changed.lines().position(|l| l.contains("expect track score P1 = 5")).unwrap() + 1;
+    let file = dir.join("changed.scenario");
+    std::fs::write(&file, changed).unwrap();
+    let o = rulebook(&["test", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(out.contains(&format!("changed.scenario:{line}: expected track score P1 = 5, got 4")), "{out}");
+    assert!(out.lines().last().unwrap().ends_with("1 failed"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn recorded_games_replay_and_an_altered_decision_is_named() {
+    let dir = std::env::temp_dir().join(format!("rulebook-rec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = rulebook(&[
+        "simulate",
+        "goofspiel",
+        "--players",
+        "3",
+        "--games",
+        "5",
+        "--seed",
+        "1",
+        "--record",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert_eq!(files.len(), 5);
+    for f in &files {
+        let r = rulebook(&["replay", f.to_str().unwrap()]);
+        assert!(r.status.success(), "{}: {}", f.display(), text(&r.stderr));
+    }
+    // Replace P1's first bid by a card P1 bids later: that later decision becomes illegal.
+    let t = std::fs::read_to_string(&files[0]).unwrap();
+    let bids: Vec<&str> = t
+        .lines()
+        .filter(|l| l.trim_start().starts_with("P1 chooses"))
+        .map(|l| l.split_whitespace().nth(2).unwrap())
+        .collect();
+    let (first, later) = (bids[0], bids[1]);
+    let altered = t.replacen(&format!("P1 chooses {first} "), &format!("P1 chooses {later} "), 1);
+    let later_line =
+        altered.lines().enumerate().filter(|(_, l)| l.contains(&format!("P1 chooses {later} "))).nth(1).unwrap().0 + 1;
+    std::fs::write(&files[0], altered).unwrap();
+    let r = rulebook(&["replay", files[0].to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(1));
+    let err = text(&r.stderr);
+    assert!(err.contains(&format!(":{later_line}: P1 chooses {later}: `{later}` is not a legal option")), "{err}");
+    // A truncated transcript fails at its end.
+    let cut: String = t.lines().take(10).chain(["    expect hash \"0\"", "}"]).collect::<Vec<_>>().join("\n");
+    std::fs::write(&files[1], cut).unwrap();
+    let r = rulebook(&["replay", files[1].to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn replay_prints_the_log_redacted_for_a_seat() {
+    let file = std::env::temp_dir().join(format!("rulebook-play-{}.transcript", std::process::id()));
+    let o = with_input(
+        &[
+            "play",
+            "goofspiel",
+            "--players",
+            "2",
+            "--bots",
+            "1",
+            "--seed",
+            "5",
+            "--option",
+            "cards=3",
+            "--record",
+            file.to_str().unwrap(),
+        ],
+        "1\n1\n1\n",
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let full = rulebook(&["replay", file.to_str().unwrap(), "--log"]);
+    assert!(full.status.success(), "{}", text(&full.stderr));
+    let as_p1 = rulebook(&["replay", file.to_str().unwrap(), "--log", "--as", "P1"]);
+    let full_log = text(&full.stdout);
+    let p1_log = text(&as_p1.stdout);
+    assert!(full_log.lines().any(|l| l.starts_with("P2 committed ") && l != "P2 committed (bid)"), "{full_log}");
+    assert!(p1_log.lines().all(|l| !l.starts_with("P2 committed ") || l == "P2 committed (bid)"), "{p1_log}");
+    std::fs::remove_file(&file).ok();
+}

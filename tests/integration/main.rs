@@ -4,7 +4,9 @@
 mod bad_input;
 mod cli;
 mod engine;
+mod golden;
 mod oracle;
+mod scenarios;
 
 use std::path::PathBuf;
 

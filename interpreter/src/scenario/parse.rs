@@ -199,13 +199,13 @@ fn words(rule: &Rule) -> String {
 /// Parses a scenario or transcript file's text.
 pub fn parse(path: &Path, text: &str) -> Result<ScenarioFile, ParseError> {
     let mut pairs = ScenarioParser::parse(Rule::file, text).map_err(|e| {
-        let e = e.renamed_rules(words);
         let (line, column) = match e.line_col {
             pest::error::LineColLocation::Pos(p) | pest::error::LineColLocation::Span(p, _) => p,
         };
         let message = match &e.variant {
             pest::error::ErrorVariant::ParsingError { positives, negatives } => {
                 let mut p: Vec<String> = positives.iter().map(words).collect();
+                p.sort();
                 p.dedup();
                 let n: Vec<String> = negatives.iter().map(words).collect();
                 let found = text.lines().nth(line.saturating_sub(1)).and_then(|l| {
@@ -213,7 +213,9 @@ pub fn parse(path: &Path, text: &str) -> Result<ScenarioFile, ParseError> {
                 });
                 let found =
                     found.map(|f| format!(", found `{f}`")).unwrap_or_else(|| ", found the end of the line".into());
-                if !p.is_empty() {
+                if p.len() > 4 {
+                    format!("expected a statement (`SEAT chooses OPTION`, `expect ...`, or a setup line such as `zone NAME = IDS`){found}")
+                } else if !p.is_empty() {
                     format!("expected {}{found}", p.join(" or "))
                 } else {
                     format!("unexpected {}{found}", n.join(" or "))

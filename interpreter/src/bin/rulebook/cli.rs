@@ -28,6 +28,33 @@ pub enum Command {
     Play(PlayArgs),
     /// Check game folders: TOML, references, scripts, smoke playouts. Exit 1 on any error.
     Validate(ValidateArgs),
+    /// Run scenario files (*.scenario): rulebook examples and house-rule checks.
+    Test(TestArgs),
+    /// Replay a recorded game (*.transcript) and check it reproduces.
+    Replay(ReplayArgs),
+}
+
+/// `rulebook test`
+#[derive(Args, Debug)]
+pub struct TestArgs {
+    /// Scenario files or folders to search for *.scenario (default: the games folder).
+    pub paths: Vec<PathBuf>,
+    /// Print every scenario, not only failures.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+/// `rulebook replay`
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// The transcript.
+    pub file: PathBuf,
+    /// Print the game's log.
+    #[arg(long)]
+    pub log: bool,
+    /// With --log: the log as this seat saw it (e.g. P2), redacted.
+    #[arg(long = "as", value_name = "SEAT", requires = "log")]
+    pub as_seat: Option<String>,
 }
 
 /// Which game and how to set it up.
@@ -81,6 +108,9 @@ pub struct SimulateArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Write each game as a transcript into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
 }
 
 /// `rulebook play`
@@ -100,6 +130,9 @@ pub struct PlayArgs {
     /// Seed (default: from the clock, printed so the game can be replayed).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Write the game as a transcript to this file when it ends.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
 }
 
 /// Output format of `validate`.

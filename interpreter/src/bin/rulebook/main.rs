@@ -5,7 +5,9 @@ mod list;
 mod locate;
 mod play;
 mod render;
+mod replay;
 mod simulate;
+mod test;
 mod validate;
 
 use clap::Parser;
@@ -23,6 +25,8 @@ fn main() -> ExitCode {
         cli::Command::Simulate(a) => simulate::run(&cli, a),
         cli::Command::Play(a) => play::run(&cli, a),
         cli::Command::Validate(a) => validate::run(&cli, a),
+        cli::Command::Test(a) => test::run(&cli, a),
+        cli::Command::Replay(a) => replay::run(&cli, a),
     };
     match result {
         Ok(code) => code,

@@ -5,6 +5,7 @@ use crate::cli::{Cli, PlayArgs};
 use crate::locate::load;
 use crate::render;
 use rulebook::bot::{make_bot, Bot, SeatObservation, BOT_NAMES};
+use rulebook::scenario::{transcript, Setup};
 use rulebook::{PlayError, Session};
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
@@ -24,6 +25,18 @@ pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
     });
     let mut session = game.start(args.players, seed).map_err(|e| e.to_string())?;
+    let result = play_loop(&mut session, args, seed);
+    if let Some(path) = &args.record {
+        let setup = Setup { game: &args.game.game, variants: &args.game.variants, options: &args.game.options };
+        let text = transcript(&setup, &session, &format!("{} played with seed {seed}", game.rules.title));
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("transcript written to {}", path.display());
+    }
+    result
+}
+
+fn play_loop(session: &mut Session<'_>, args: &PlayArgs, seed: u64) -> Result<ExitCode, String> {
+    let game = session.game();
     let humans = args.players - args.bots;
     let mut bots: Vec<Option<Box<dyn Bot>>> = (0..args.players)
         .map(|p| if p < humans { Ok(None) } else { make_bot(&args.bot, seed, p).map(Some) })
@@ -60,12 +73,12 @@ pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
             return Err("the game is not over but nobody has to decide (a rule error)".into());
         };
         if let Some(bot) = bots[p].as_mut() {
-            let choice = bot.choose(&SeatObservation::new(&session, p));
+            let choice = bot.choose(&SeatObservation::new(session, p));
             session.apply_index(p, choice).map_err(|e| e.to_string())?;
             continue;
         }
         if humans > 1 && shown_to != Some(p) {
-            hand_over(&session, p, interactive, screen, &mut lines)?;
+            hand_over(session, p, interactive, screen, &mut lines)?;
         }
         shown_to = Some(p);
         print!("{}", render::view(&session.view(p)));

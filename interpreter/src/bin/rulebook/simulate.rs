@@ -4,6 +4,7 @@ use crate::cli::{Cli, SimulateArgs};
 use crate::locate::load;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulebook::bot::BOT_NAMES;
+use rulebook::scenario::{transcript, Setup};
 use rulebook::sim::{run as run_games, summarize, SimConfig, Summary};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -56,6 +57,9 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
         )
     })?;
     let elapsed = started.elapsed();
+    if let Some(dir) = &args.record {
+        record(&game, args, &records, dir)?;
+    }
     let summary = summarize(&game, &cfg, &records);
     if args.json {
         println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
@@ -90,4 +94,27 @@ fn print_table(s: &Summary, r: &rulebook::rules::Rules) {
     if let Some(sp) = &s.score_spread {
         println!("score spread (best - worst): mean {:.1}, min {}, max {}", sp.mean, sp.min, sp.max);
     }
+}
+
+/// Writes one transcript per game into `dir`.
+fn record(
+    game: &rulebook::Game,
+    args: &SimulateArgs,
+    records: &[rulebook::sim::GameRecord],
+    dir: &std::path::Path,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let setup = Setup { game: &args.game.game, variants: &args.game.variants, options: &args.game.options };
+    for r in records {
+        let mut s = game.start(args.players, r.seed).map_err(|e| e.to_string())?;
+        for m in &r.moves {
+            s.apply(m.player, &m.option).map_err(|e| format!("game {} does not replay: {e}", r.index))?;
+        }
+        let title = format!("{} game {} of simulation seed {}", game.rules.title, r.index, args.seed);
+        let path = dir.join(format!("{}-{:05}.transcript", game.rules.name, r.index));
+        std::fs::write(&path, transcript(&setup, &s, &title))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    eprintln!("{} transcripts written to {}", records.len(), dir.display());
+    Ok(())
 }

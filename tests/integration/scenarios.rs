@@ -1,0 +1,36 @@
+//! Every bundled game's scenario files pass (the same check as `rulebook test games/`).
+
+use rulebook::scenario::{parse, Runner};
+
+#[test]
+fn bundled_scenarios_pass() {
+    let games = crate::rel("games");
+    let mut files = Vec::new();
+    let mut dirs = vec![games.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "scenario") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(!files.is_empty());
+    let mut runner = Runner::new(games);
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for f in &files {
+        let file = parse(f, &std::fs::read_to_string(f).unwrap()).unwrap_or_else(|e| panic!("{e}"));
+        for r in runner.run_file(&file) {
+            count += 1;
+            for x in &r.failures {
+                failures.push(format!("{}:{}: [{}] {}", f.display(), x.line, r.name, x.message));
+            }
+        }
+    }
+    assert!(count >= 10, "only {count} scenarios found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
