@@ -65,6 +65,16 @@ impl Event {
     }
 }
 
+impl Event {
+    /// The text a spectator may read: public events, and the public stand-in of private ones.
+    pub fn public_text(&self) -> Option<&str> {
+        match self.audience {
+            Audience::All => Some(&self.text),
+            Audience::Only(_) => self.redacted.as_deref(),
+        }
+    }
+}
+
 /// The log as a viewer may read it, one line per event.
 pub fn redacted_lines(events: &[Event], viewer: Option<usize>) -> Vec<String> {
     events.iter().filter_map(|e| e.for_viewer(viewer).map(str::to_string)).collect()
@@ -80,7 +90,9 @@ mod tests {
         assert_eq!(e.for_viewer(Some(1)), Some("P2 committed 7"));
         assert_eq!(e.for_viewer(Some(0)), Some("P2 committed"));
         assert_eq!(e.for_viewer(None), Some("P2 committed 7"));
+        assert_eq!(e.public_text(), Some("P2 committed"));
         let quiet = Event::private(EventKind::Message, vec![1], "secret", None);
         assert_eq!(quiet.for_viewer(Some(0)), None);
+        assert_eq!(quiet.public_text(), None);
     }
 }

@@ -105,15 +105,19 @@ fn an_illegal_option_typed_in_play_is_explained() {
 fn hot_seat_hides_each_players_bid() {
     let o = with_input(
         &["play", "goofspiel", "--players", "2", "--seed", "4", "--option", "cards=2"],
-        "p1-2\np2-2\n1\n1\n",
+        "p1-2\np2-1\n1\n1\n",
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
-    // P2's screen comes after P1 committed; it must not show P1's card.
-    let p2_screen = out.split("P2 to play").nth(1).unwrap();
-    let before_reveal = p2_screen.split("revealed").next().unwrap();
-    assert!(!before_reveal.contains("you committed: 2") || before_reveal.contains("P2"), "{out}");
-    assert!(!before_reveal.contains("P1 committed 2"), "{out}");
+    // Everything printed before the first reveal: P1's turn, then P2's screen.
+    let before_reveal = out.split("bid revealed").next().unwrap();
+    assert!(before_reveal.contains("P2 to play"), "{out}");
+    assert!(before_reveal.contains("P1 committed (bid)"), "{out}");
+    assert!(!before_reveal.contains("P1 committed 2"), "P1's bid leaked to the table: {out}");
+    let p2_screen = before_reveal.split("P2 to play").nth(1).unwrap();
+    assert!(p2_screen.contains("hand (P1)                2 face down") || p2_screen.contains("hand (P1)"), "{out}");
+    assert!(!p2_screen.contains("you committed"), "{out}");
+    assert!(out.contains("bid revealed: P1 2, P2 1"), "{out}");
 }
 
 #[test]

@@ -60,7 +60,11 @@ fn play_loop(session: &mut Session<'_>, args: &PlayArgs, seed: u64) -> Result<Ex
     loop {
         let log = session.log();
         for e in &log[printed..] {
-            if let Some(text) = e.for_viewer(log_viewer) {
+            let text = match log_viewer {
+                Some(p) => e.for_viewer(Some(p)),
+                None => e.public_text(),
+            };
+            if let Some(text) = text {
                 println!("  · {text}");
             }
         }
