@@ -459,7 +459,7 @@ mod tests {
     use super::*;
 
     const SAMPLE: &str = r#"# a comment
-game goofspiel
+game demo-game
 players 2
 seed 7
 option cards = 3
@@ -487,7 +487,7 @@ scenario "tie" {
     #[test]
     fn parses_a_full_scenario() {
         let f = parse(Path::new("t.scenario"), SAMPLE).unwrap();
-        assert_eq!(f.header.game.as_deref(), Some("goofspiel"));
+        assert_eq!(f.header.game.as_deref(), Some("demo-game"));
         assert_eq!(f.header.options, vec![("cards".to_string(), "3".to_string())]);
         let s = &f.scenarios[0];
         assert_eq!(s.description.as_deref(), Some("rulebook p. 1"));
