@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
 
-/// A component as scripts see it: a light handle. `c.id`, `c.kind` and `c.PROP` read its
-/// id, type and properties (as they were when the handle was taken); `()` for a missing one.
+/// A component as scripts see it: a light handle. `c.id`, `c.kind`, `c.label` and `c.PROP`
+/// read its id, type, label and properties (as they were when the handle was taken); `()` for a missing one.
 #[derive(Clone)]
 pub struct ComponentHandle {
     idx: u32,
@@ -38,6 +38,10 @@ impl ComponentHandle {
         match key {
             "id" => c.id.clone().into(),
             "kind" => self.rules.component_types[c.kind].name.clone().into(),
+            "label" => match &self.rules.component_types[c.kind].label {
+                Some(t) => crate::flow::fill_template(t, &c.props, &c.id).into(),
+                None => c.id.clone().into(),
+            },
             _ => c.props.get(key).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT),
         }
     }
@@ -46,6 +50,11 @@ impl ComponentHandle {
 /// The script value for a component.
 pub fn card_map(rules: &Arc<Rules>, st: &State, idx: u32) -> Dynamic {
     Dynamic::from(ComponentHandle { idx, components: st.components.clone(), rules: rules.clone() })
+}
+
+/// The component a script value is, if it is a component handle.
+pub(crate) fn component_index(d: &Dynamic) -> Option<u32> {
+    d.read_lock::<ComponentHandle>().map(|h| h.idx)
 }
 
 /// A component argument: a component handle, an id string, or a map with an `id`.
@@ -114,11 +123,31 @@ fn top(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Dynamic> {
     })
 }
 
+/// Logs the components a move pushed out of a full zone.
+fn log_pushed_out(r: &Rules, w: &mut Work) {
+    for idx in std::mem::take(&mut w.state.pushed_out) {
+        if !w.logging {
+            continue;
+        }
+        let c = &w.state.components.list[idx as usize];
+        let label = match &r.component_types[c.kind].label {
+            Some(t) => crate::flow::fill_template(t, &c.props, &c.id),
+            None => c.id.clone(),
+        };
+        let (z, o) = w.state.location[idx as usize];
+        let zone = &r.zones[z as usize];
+        let whose = if zone.per_player { format!("{}'s ", r.seat_name(o as usize)) } else { String::new() };
+        w.events
+            .push(Event::public(EventKind::Message, format!("{label} is pushed out and goes to {whose}{}", zone.name)));
+    }
+}
+
 fn move_card(h: &mut GameHandle, card: Dynamic, zone: &str, owner: Option<i64>, bottom: bool) -> Res<()> {
     h.with(|r, w| {
         let idx = card_arg(&w.state, &card)?;
         let (z, o) = slot(r, &w.state, zone, owner)?;
         w.state.put(r, idx, z, o)?;
+        log_pushed_out(r, w);
         if bottom {
             let cards = &mut w.state.zones[z][o].cards;
             let last = cards.pop().expect("just put");
@@ -136,6 +165,7 @@ fn move_top(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Opt
             None => Ok(Dynamic::UNIT),
             Some(idx) => {
                 w.state.put(r, idx, tz, to_o)?;
+                log_pushed_out(r, w);
                 Ok(card_map(r, &w.state, idx))
             }
         }
@@ -224,7 +254,13 @@ fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str)
             "count" => Visibility::Count,
             "top" => Visibility::Top,
             "hidden" => Visibility::Hidden,
-            other => return Err(format!("unknown visibility `{other}`; use public, owner, count, top or hidden")),
+            "default" => {
+                w.state.zones[z][o].visible = None;
+                return Ok(());
+            }
+            other => {
+                return Err(format!("unknown visibility `{other}`; use public, owner, count, top, hidden or default"))
+            }
         };
         w.state.zones[z][o].visible = Some(v);
         Ok(())

@@ -105,6 +105,10 @@ pub struct ComponentDef {
     /// (integers or parameter names) or `{ each = [..] }` makes one instance per value; several
     /// such properties multiply.
     pub instances: Vec<toml::Table>,
+    /// More instance sets, added after `instances`. Arrays in an overlay replace the base's,
+    /// so an edition or variant that adds components (rather than replacing the list) puts
+    /// them here.
+    pub extra_instances: Vec<toml::Table>,
     /// Zone where instances start unless an instance entry names its own.
     pub zone: Option<Ref>,
 }
@@ -147,8 +151,9 @@ pub struct ZoneDef {
     pub ordered: Option<bool>,
     /// Who sees what.
     pub visible: Visibility,
-    /// Maximum number of components.
-    pub capacity: Option<u32>,
+    /// Maximum number of components: an integer, `"players"` (the number of seats) or the name
+    /// of an integer parameter.
+    pub capacity: Option<toml::Value>,
     /// Behaviour when full.
     pub overflow: Overflow,
     /// Where pushed-out components go; a per-player zone means the component's `owner`'s.
@@ -218,6 +223,9 @@ pub struct DecisionDef {
     pub auto: Option<Ref>,
     /// Which seats answer automatically (script `fn(game, player) -> bool`).
     pub auto_if: Option<Ref>,
+    /// What happens when a player has no legal option: `"error"` (default: the rules are
+    /// broken) or `"skip"` (that player is not asked; e.g. nothing left to take).
+    pub if_no_options: Option<String>,
     /// For a commit: let the engine judge the revealed components (no script needed).
     pub contest: Option<ContestDef>,
 }

@@ -229,6 +229,17 @@ impl Game {
                 })?;
                 let mut out = Vec::with_capacity(arr.len());
                 for item in arr {
+                    // A component offered as it is: its id and label are the option's.
+                    if let Some(idx) = crate::api::component_index(&item) {
+                        if out.iter().any(|c| matches!(c, Choice::Component(i) if *i == idx)) {
+                            return Err(PlayError::Rule(format!(
+                                "options script `{}` offered a component twice",
+                                f.name
+                            )));
+                        }
+                        out.push(Choice::Component(idx));
+                        continue;
+                    }
                     let value = Value::from_dynamic(&item).map_err(PlayError::Rule)?;
                     let id = match value.get("id") {
                         Some(Value::Str(s)) => s.clone(),
@@ -267,8 +278,12 @@ impl Game {
         let d = &self.rules.decisions[decision];
         let mut options = Vec::with_capacity(players.len());
         let mut chosen = Vec::with_capacity(players.len());
+        let mut asked = Vec::with_capacity(players.len());
         for &p in &players {
             let opts = self.options_for(work, decision, p, &ctx)?;
+            if opts.is_empty() && d.skip_if_no_options {
+                continue;
+            }
             if opts.is_empty() {
                 return Err(PlayError::Rule(format!(
                     "decision `{}` has no legal option for {}",
@@ -279,7 +294,9 @@ impl Game {
             let auto = self.auto_choice(work, decision, p, &opts, &ctx)?;
             options.push(opts);
             chosen.push(auto);
+            asked.push(p);
         }
+        let players = asked;
         if players.is_empty() {
             return Ok(());
         }
@@ -588,7 +605,9 @@ impl Game {
     }
 }
 
-/// Fills `{prop}` placeholders from a component's properties (`{id}` is the id).
+/// Fills `{prop}` placeholders from a component's properties (`{id}` is the id; `{prop?}`
+/// is left empty when the component has no such property, `{prop}` is kept as written).
+/// Surrounding spaces are trimmed.
 pub fn fill_template(t: &str, props: &indexmap::IndexMap<String, Value>, id: &str) -> String {
     let mut out = String::with_capacity(t.len() + 8);
     let mut rest = t;
@@ -597,9 +616,14 @@ pub fn fill_template(t: &str, props: &indexmap::IndexMap<String, Value>, id: &st
         match rest[start..].find('}') {
             Some(end) => {
                 let key = &rest[start + 1..start + end];
+                let (key, optional) = match key.strip_suffix('?') {
+                    Some(k) => (k, true),
+                    None => (key, false),
+                };
                 match (key, props.get(key)) {
                     ("id", _) => out.push_str(id),
                     (_, Some(v)) => out.push_str(&v.to_string()),
+                    (_, None) if optional => {}
                     (_, None) => out.push_str(&rest[start..=start + end]),
                 }
                 rest = &rest[start + end + 1..];
@@ -611,5 +635,10 @@ pub fn fill_template(t: &str, props: &indexmap::IndexMap<String, Value>, id: &st
         }
     }
     out.push_str(rest);
-    out
+    let trimmed = out.trim();
+    if trimmed.len() == out.len() {
+        out
+    } else {
+        trimmed.to_string()
+    }
 }

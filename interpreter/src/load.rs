@@ -420,7 +420,18 @@ impl Loader {
                 per_player: z.per_player,
                 ordered: z.ordered.unwrap_or(true),
                 visible: z.visible,
-                capacity: z.capacity.map(|c| c as usize),
+                capacity: z.capacity.as_ref().and_then(|c| match c {
+                    toml::Value::Integer(i) if *i >= 0 => Some(IntSpec::Int(*i)),
+                    toml::Value::String(s) if s == "players" => Some(IntSpec::Players),
+                    toml::Value::String(p) if r.params.get(p).is_some_and(|p| p.value.as_int().is_some()) => {
+                        Some(IntSpec::Param(p.clone()))
+                    }
+                    other => {
+                        let loc = self.key("zones", name);
+                        self.error_at("E0314", format!("zone `{name}`: `capacity` must be a non-negative integer, \"players\" or an integer parameter, not `{other}`"), loc);
+                        None
+                    }
+                }),
                 overflow: z.overflow,
                 overflow_to,
             });
@@ -428,7 +439,7 @@ impl Loader {
         for (ti, (name, c)) in f.components.iter().enumerate() {
             r.component_types.push(ComponentType { name: name.clone(), label: c.label.clone() });
             let zone = c.zone.as_ref().map(|z| zone_ref(self, &r, z));
-            for inst in &c.instances {
+            for inst in c.instances.iter().chain(&c.extra_instances) {
                 if let Some(d) = self.declared_instances(&r, ti, name, inst, zone, c.zone.as_ref()) {
                     r.components.push(d);
                 }
@@ -517,6 +528,19 @@ impl Loader {
                 auto: d.auto.as_ref().map(|f| check_fn(self, f, 3, "auto")),
                 auto_if: d.auto_if.as_ref().map(|f| check_fn(self, f, 2, "auto_if")),
                 contest: d.contest.as_ref().and_then(|c| self.contest(&r, name, c)),
+                skip_if_no_options: match d.if_no_options.as_deref() {
+                    None | Some("error") => false,
+                    Some("skip") => true,
+                    Some(other) => {
+                        let loc = self.key("decisions", name);
+                        self.error_at(
+                            "E0322",
+                            format!("decision `{name}`: `if_no_options` must be \"error\" or \"skip\", not `{other}`"),
+                            loc,
+                        );
+                        false
+                    }
+                },
             });
         }
         for (name, p) in &f.phases {
@@ -809,6 +833,14 @@ impl Loader {
                         return None;
                     }
                 },
+                "kind" | "label" => {
+                    self.error_at(
+                        "E0308",
+                        format!("{what}: `{k}` is reserved (scripts read the component type as `c.kind` and its label as `c.label`); name the property differently"),
+                        self.key("components", type_name),
+                    );
+                    return None;
+                }
                 _ => {
                     let spec = match v {
                         toml::Value::Table(t) if t.contains_key("from") || t.contains_key("to") => {

@@ -32,14 +32,17 @@ pub enum IntSpec {
     Int(i64),
     /// A parameter's value.
     Param(String),
+    /// The number of seats.
+    Players,
 }
 
 impl IntSpec {
-    /// The value, given the parameters in force.
-    pub fn get(&self, params: &IndexMap<String, ParamInfo>) -> i64 {
+    /// The value, given the parameters in force and the number of seats.
+    pub fn get(&self, params: &IndexMap<String, ParamInfo>, players: usize) -> i64 {
         match self {
             IntSpec::Int(i) => *i,
             IntSpec::Param(p) => params.get(p).and_then(|p| p.value.as_int()).unwrap_or(0),
+            IntSpec::Players => players as i64,
         }
     }
 }
@@ -84,7 +87,7 @@ pub struct ZoneInfo {
     /// Declared visibility.
     pub visible: Visibility,
     /// Maximum size.
-    pub capacity: Option<usize>,
+    pub capacity: Option<IntSpec>,
     /// Behaviour when full.
     pub overflow: Overflow,
     /// Where pushed-out components go.
@@ -160,6 +163,8 @@ pub struct DecisionInfo {
     pub auto_if: Option<FnRef>,
     /// Engine-judged comparison of revealed components.
     pub contest: Option<Contest>,
+    /// A player with no legal option is not asked (instead of an error).
+    pub skip_if_no_options: bool,
 }
 
 /// A resolved `[decisions.NAME.contest]`.

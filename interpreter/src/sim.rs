@@ -37,6 +37,8 @@ pub struct GameRecord {
     pub scores: Vec<i64>,
     /// Decisions taken.
     pub decisions: u64,
+    /// Final values of the game's global tracks (round counters and the like), by name.
+    pub tracks: Vec<(String, i64)>,
     /// Every decision, for recording.
     #[serde(skip)]
     pub moves: Vec<Move>,
@@ -124,6 +126,8 @@ pub struct Summary {
     pub mean_score_by_seat: Vec<f64>,
     /// Best minus worst final score in a game.
     pub score_spread: Option<Stats>,
+    /// Final values of each global track (e.g. the number of rounds played).
+    pub tracks: indexmap::IndexMap<String, Stats>,
 }
 
 /// Plays one game with bots; returns its record or the failure that stopped it.
@@ -154,12 +158,21 @@ pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -
         }
     }
     let outcome = session.outcome().cloned().unwrap_or(crate::state::Outcome { winners: vec![], scores: vec![] });
+    let tracks = game
+        .rules
+        .tracks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.per_player)
+        .map(|(i, t)| (t.name.clone(), session.state().tracks[i][0]))
+        .collect();
     Ok(GameRecord {
         index,
         seed,
         winners: outcome.winners,
         scores: outcome.scores,
         decisions: session.history().len() as u64,
+        tracks,
         moves: session.history().to_vec(),
     })
 }
@@ -223,5 +236,15 @@ pub fn summarize(game: &Game, cfg: &SimConfig, records: &[GameRecord]) -> Summar
         length: Stats::of(records.iter().map(|r| r.decisions as i64)),
         mean_score_by_seat,
         score_spread: has_scores.then(|| Stats::of(spreads)),
+        tracks: records
+            .first()
+            .map(|r| {
+                r.tracks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (name, _))| (name.clone(), Stats::of(records.iter().map(move |r| r.tracks[i].1))))
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }

@@ -161,6 +161,9 @@ pub struct State {
     pub steps: u64,
     /// Decisions taken so far.
     pub decisions: u64,
+    /// Components pushed out of full zones since the caller last looked (for the log).
+    #[serde(skip)]
+    pub pushed_out: Vec<u32>,
 }
 
 /// Sentinel location of a component not in any zone.
@@ -190,6 +193,7 @@ impl State {
             ending: false,
             steps: 0,
             decisions: 0,
+            pushed_out: Vec::new(),
         };
         for c in &rules.components {
             state.create_declared(rules, c)?;
@@ -205,7 +209,9 @@ impl State {
         for (k, spec) in &c.props {
             let values: Vec<Value> = match spec {
                 PropSpec::Fixed(v) => vec![v.clone()],
-                PropSpec::Range(a, b) => (a.get(&rules.params)..=b.get(&rules.params)).map(Value::Int).collect(),
+                PropSpec::Range(a, b) => {
+                    (a.get(&rules.params, self.players)..=b.get(&rules.params, self.players)).map(Value::Int).collect()
+                }
                 PropSpec::Each(items) => items.clone(),
             };
             combos = combos
@@ -219,7 +225,7 @@ impl State {
                 })
                 .collect();
         }
-        let copies = c.count.get(&rules.params).max(0);
+        let copies = c.count.get(&rules.params, self.players).max(0);
         let owners: Vec<Option<usize>> = if c.per_player { (0..self.players).map(Some).collect() } else { vec![None] };
         for owner in owners {
             for props in &combos {
@@ -308,13 +314,14 @@ impl State {
     pub fn put(&mut self, rules: &Rules, idx: u32, zone: usize, owner: usize) -> Result<(), String> {
         self.take(idx);
         let info = &rules.zones[zone];
-        if let Some(cap) = info.capacity {
+        if let Some(cap) = info.capacity.as_ref().map(|c| c.get(&rules.params, self.players).max(0) as usize) {
             if self.zones[zone][owner].cards.len() >= cap {
                 match (info.overflow, info.overflow_to) {
                     (crate::def::Overflow::PushOut, Some(to)) if cap > 0 => {
                         let out = self.zones[zone][owner].cards[0];
                         let to_owner = if rules.zones[to].per_player { self.owner_of(out)? } else { 0 };
                         self.put(rules, out, to, to_owner)?;
+                        self.pushed_out.push(out);
                     }
                     _ => return Err(format!("zone `{}` is full (capacity {cap})", info.name)),
                 }
@@ -372,6 +379,7 @@ impl State {
             ending: false,
             steps: 0,
             decisions: 0,
+            pushed_out: Vec::new(),
         }
     }
 }

@@ -20,8 +20,8 @@ pub fn view(v: &View) -> String {
         let name = format!("{}{}", z.name, owner(z.owner));
         let shown: Vec<&str> = z.cards.iter().map(|c| c.label.as_str()).collect();
         let line = match (z.count, shown.is_empty()) {
-            (None, _) => "(hidden)".to_string(),
-            (Some(0), _) => "—".to_string(),
+            // Nothing to see, or nothing there: not worth a line.
+            (None, _) | (Some(0), _) => continue,
             (Some(n), true) => format!("{n} face down"),
             (Some(n), false) if n == shown.len() => shown.join(" "),
             (Some(n), false) => format!("{} (top of {n})", shown.join(" ")),

@@ -91,6 +91,9 @@ fn print_table(s: &Summary, r: &rulebook::rules::Rules) {
     }
     println!("shared wins: {}   no winner: {}", s.shared_wins, s.no_winner);
     println!("length (decisions): mean {:.1}, min {}, max {}", s.length.mean, s.length.min, s.length.max);
+    for (name, t) in &s.tracks {
+        println!("final {name}: mean {:.1}, min {}, max {}", t.mean, t.min, t.max);
+    }
     if let Some(sp) = &s.score_spread {
         println!("score spread (best - worst): mean {:.1}, min {}, max {}", sp.mean, sp.min, sp.max);
     }
