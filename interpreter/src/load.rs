@@ -342,11 +342,23 @@ impl Loader {
         for (name, p) in &f.params {
             let default = match p.default.as_ref().map(Value::from_toml) {
                 Some(Ok(v)) => v,
+                // No default: the first of the choices, else the lower bound.
+                None if p.choices.as_ref().is_some_and(|c| !c.is_empty()) => p
+                    .choices
+                    .as_ref()
+                    .and_then(|c| c.first())
+                    .and_then(|v| Value::from_toml(v).ok())
+                    .unwrap_or_default(),
+                None if p.min.is_some() => Value::Int(p.min.unwrap_or(0)),
+                None => {
+                    let loc = self.key("params", name);
+                    self.error_at("E0307", format!("param `{name}` needs a `default` (or `choices` or `min`)"), loc);
+                    Value::Unit
+                }
                 Some(Err(e)) => {
                     self.error_at("E0302", format!("param `{name}`: {e}"), self.key("params", name));
                     Value::Unit
                 }
-                None => Value::Unit,
             };
             let choices: Option<Vec<Value>> =
                 p.choices.as_ref().map(|c| c.iter().filter_map(|v| Value::from_toml(v).ok()).collect());
@@ -1021,8 +1033,6 @@ fn get_str_list_opt(t: &Table, folder: &Path, l: &mut Loader) -> Option<Vec<Path
     for s in list {
         let p = folder.join(s.get_ref());
         if p.is_file() {
-            out.push(p);
-        } else if let Some(p) = folder.parent().map(|f| f.join(s.get_ref())).filter(|p| p.is_file()) {
             out.push(p);
         } else {
             l.error("E0003", format!("script `{}` not found", s.get_ref()), Some(s.span()));

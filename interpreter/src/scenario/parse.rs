@@ -190,6 +190,7 @@ fn words(rule: &Rule) -> String {
         Rule::token => "an id or label",
         Rule::boolean => "true or false",
         Rule::int => "a whole number",
+        Rule::uint => "a whole number (0 or more)",
         Rule::string => "a quoted string",
         _ => "something else",
     }
@@ -245,7 +246,12 @@ fn header_line(h: &mut Header, pair: Pair<'_, Rule>) {
         Rule::variant => h.variants.extend(inner.next().map(|p| p.as_str().to_string())),
         Rule::option => {
             let k = inner.next().map(|p| p.as_str().to_string()).unwrap_or_default();
-            let v = inner.next().map(|p| value(p).to_string()).unwrap_or_default();
+            // A list is written back the way `--option` takes it: comma-separated.
+            let v = match inner.next().map(value) {
+                Some(Value::List(items)) => items.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(","),
+                Some(v) => v.to_string(),
+                None => String::new(),
+            };
             h.options.push((k, v));
         }
         Rule::players => h.players = inner.next().and_then(|p| p.as_str().parse().ok()),
@@ -298,7 +304,20 @@ fn value(p: Pair<'_, Rule>) -> Value {
             Rule::int => i.as_str().parse().map(Value::Int).unwrap_or(Value::Unit),
             Rule::boolean => Value::Bool(i.as_str() == "true"),
             Rule::string => Value::Str(text(i)),
-            Rule::list => Value::List(i.into_inner().map(|t| Value::Str(text(t))).collect()),
+            Rule::list => Value::List(
+                i.into_inner()
+                    .map(|t| {
+                        let quoted = t.as_rule() == Rule::string;
+                        let s = text(t);
+                        match (quoted, s.parse::<i64>(), s.as_str()) {
+                            (false, Ok(n), _) => Value::Int(n),
+                            (false, _, "true") => Value::Bool(true),
+                            (false, _, "false") => Value::Bool(false),
+                            _ => Value::Str(s),
+                        }
+                    })
+                    .collect(),
+            ),
             _ => Value::Str(i.as_str().to_string()),
         },
     }

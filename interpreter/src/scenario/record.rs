@@ -28,7 +28,7 @@ pub fn transcript(setup: &Setup<'_>, session: &Session<'_>, title: &str) -> Stri
         let value = if v.parse::<i64>().is_ok() || v == "true" || v == "false" {
             v.clone()
         } else {
-            format!("\"{}\"", v.replace('"', "\\\""))
+            format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
         };
         let _ = writeln!(out, "option {k} = {value}");
     }

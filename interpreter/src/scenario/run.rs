@@ -250,7 +250,13 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
         Expectation::Var { var, seat: who, value } => {
             let owner = opt_seat(s, who)?;
             let v = r.var(var).map_err(Stop::Fatal)?;
-            let got = &s.state().vars[v][owner.unwrap_or(0)];
+            let o = match (r.vars[v].per_player, owner) {
+                (true, Some(p)) => p,
+                (false, None) => 0,
+                (true, None) => return Err(Stop::Fatal(format!("var `{var}` is per player: name a seat"))),
+                (false, Some(_)) => return Err(Stop::Fatal(format!("var `{var}` is global: do not name a seat"))),
+            };
+            let got = &s.state().vars[v][o];
             let same = got == value || got.to_string() == value.to_string();
             check(same, || format!("expected var {var} = {value}, got {got}"))
         }

@@ -39,8 +39,17 @@ pub fn run(cli: &Cli, args: &ReplayArgs) -> Result<ExitCode, String> {
                 println!("{l}");
             }
         }
-        if report.passed() {
+        let hashed = sc
+            .steps
+            .iter()
+            .any(|s| matches!(s.kind, rulebook::scenario::StepKind::Expect(rulebook::scenario::Expectation::Hash(_))));
+        if report.passed() && hashed {
             eprintln!("{}: replayed {decisions} decisions; the final state matches", args.file.display());
+        } else if report.passed() {
+            eprintln!(
+                "{}: replayed {decisions} decisions; every expectation holds (no state hash recorded)",
+                args.file.display()
+            );
         } else {
             ok = false;
             for f in &report.failures {

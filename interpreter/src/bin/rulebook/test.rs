@@ -34,7 +34,9 @@ pub fn run(cli: &Cli, args: &TestArgs) -> Result<ExitCode, String> {
     let (mut passed, mut failed) = (0usize, 0usize);
     for path in &paths {
         if !path.exists() {
-            return Err(format!("`{}` does not exist", path.display()));
+            println!("FAIL {}: no such file or folder", path.display());
+            failed += 1;
+            continue;
         }
         for file in scenario_files(path) {
             let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;

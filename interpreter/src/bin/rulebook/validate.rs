@@ -62,7 +62,20 @@ fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
                         _ => None,
                     };
                     diags.push(
-                        Diagnostic::error("E0900", format!("smoke playout with {players} players{} failed: {f}", if variants.is_empty() { String::new() } else { format!(" ({})", variants.join(", ")) }))
+                        Diagnostic::error(
+                            "E0900",
+                            format!(
+                                "smoke playout with {players} players{} failed after {} decisions: {}{}",
+                                if variants.is_empty() { String::new() } else { format!(" ({})", variants.join(", ")) },
+                                f.moves.len(),
+                                match &f.error {
+                                    // The location is the diagnostic's own; do not repeat it.
+                                    rulebook::PlayError::Script(e) => format!("script `{}` failed: {}", e.function, e.message),
+                                    other => other.to_string(),
+                                },
+                                f.moves.last().map(|m| format!(" (last decision: P{} chose `{}`)", m.player + 1, m.option)).unwrap_or_default()
+                            ),
+                        )
                             .at(location)
                             .help(format!("reproduce with: rulebook play {}{variant_flags} --players {players} --bots {players} --seed {seed}", folder.display())),
                     );
