@@ -419,6 +419,53 @@ pub fn register(engine: &mut Engine) {
     engine
         .register_fn("set_visibility", |h: &mut GameHandle, z: &str, p: i64, v: &str| set_visibility(h, z, Some(p), v));
 
+    // Graphs (static: nodes and edges as maps with their properties).
+    engine.register_fn("nodes", |h: &mut GameHandle, g: &str| {
+        h.with(|r, _| Ok(r.graph(g)?.nodes.iter().map(|n| n.props.to_dynamic()).collect::<Array>()))
+    });
+    engine.register_fn("node", |h: &mut GameHandle, g: &str, id: &str| {
+        h.with(|r, _| {
+            let graph = r.graph(g)?;
+            Ok(graph.nodes[graph.node(id)?].props.to_dynamic())
+        })
+    });
+    engine.register_fn("edges", |h: &mut GameHandle, g: &str| {
+        h.with(|r, _| Ok(r.graph(g)?.edges.iter().map(|e| e.props.to_dynamic()).collect::<Array>()))
+    });
+    engine.register_fn("edge", |h: &mut GameHandle, g: &str, id: &str| {
+        h.with(|r, _| {
+            let graph = r.graph(g)?;
+            Ok(graph.edges[graph.edge(id)?].props.to_dynamic())
+        })
+    });
+    engine.register_fn("edges_at", |h: &mut GameHandle, g: &str, node: &str| {
+        h.with(|r, _| {
+            let graph = r.graph(g)?;
+            Ok(graph.incident[graph.node(node)?].iter().map(|e| graph.edges[*e].props.to_dynamic()).collect::<Array>())
+        })
+    });
+    engine.register_fn("other_end", |h: &mut GameHandle, g: &str, edge: &str, node: &str| {
+        h.with(|r, _| {
+            let graph = r.graph(g)?;
+            let (a, b) = graph.ends[graph.edge(edge)?];
+            let n = graph.node(node)?;
+            let other = if a == n {
+                b
+            } else if b == n {
+                a
+            } else {
+                return Err(format!("edge `{edge}` does not touch node `{node}`"));
+            };
+            Ok(graph.nodes[other].id.clone())
+        })
+    });
+    engine.register_fn("distance", |h: &mut GameHandle, g: &str, from: &str, to: &str| {
+        h.with(|r, _| {
+            let graph = r.graph(g)?;
+            Ok(graph.distance(graph.node(from)?, graph.node(to)?).map_or(-1, |d| d as i64))
+        })
+    });
+
     // Chance.
     engine.register_fn("random", |h: &mut GameHandle, n: i64| {
         h.with(|_, w| {

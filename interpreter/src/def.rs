@@ -30,6 +30,8 @@ pub struct GameFile {
     pub vars: IndexMap<String, VarDef>,
     /// Read-only data tables for scripts (e.g. keyed by player count).
     pub tables: IndexMap<String, toml::Value>,
+    /// Static graphs of nodes and edges with properties (maps, road networks).
+    pub graphs: IndexMap<String, GraphDef>,
     /// Decisions players make.
     pub decisions: IndexMap<String, DecisionDef>,
     /// Named sequences of steps.
@@ -139,6 +141,20 @@ pub enum Overflow {
     Reject,
     /// The component at the far end (the first one) is pushed out to `overflow_to`.
     PushOut,
+}
+
+/// `[graphs.NAME]`: a static graph, e.g. cities joined by roads.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GraphDef {
+    /// What it is.
+    pub description: Option<String>,
+    /// Nodes: tables with a unique `id` and any other properties.
+    pub nodes: Vec<toml::Table>,
+    /// Edges: tables with a unique `id`, the node ids `from` and `to`, and any other properties.
+    pub edges: Vec<toml::Table>,
+    /// Whether an edge only leads from `from` to `to` (default: both ways).
+    pub directed: bool,
 }
 
 /// `[zones.NAME]`: a container of components.

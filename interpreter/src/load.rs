@@ -506,6 +506,11 @@ impl Loader {
                 }
             }
         }
+        for (name, g) in &f.graphs {
+            if let Some(info) = self.graph(name, g) {
+                r.graphs.insert(name.clone(), info);
+            }
+        }
         for (name, d) in &f.decisions {
             let source = match (&d.from, &d.options) {
                 (Some(z), None) => OptionSource::Zone {
@@ -708,6 +713,60 @@ impl Loader {
 }
 
 impl Loader {
+    /// Checks a `[graphs.NAME]` table: unique ids, edges between declared nodes.
+    fn graph(&mut self, name: &str, g: &def::GraphDef) -> Option<GraphInfo> {
+        let loc = self.key("graphs", name);
+        let mut info = GraphInfo { name: name.to_string(), directed: g.directed, ..GraphInfo::default() };
+        let mut ok = true;
+        for n in &g.nodes {
+            let Some(id) = n.get("id").and_then(toml::Value::as_str) else {
+                self.error_at("E0316", format!("graph `{name}`: every node needs a string `id`"), loc.clone());
+                ok = false;
+                continue;
+            };
+            if info.node_index.insert(id.to_string(), info.nodes.len()).is_some() {
+                self.error_at("E0316", format!("graph `{name}`: node `{id}` is declared twice"), loc.clone());
+                ok = false;
+            }
+            let props = Value::from_toml(&toml::Value::Table(n.clone())).unwrap_or_default();
+            info.nodes.push(GraphItem { id: id.to_string(), props });
+        }
+        info.incident = vec![Vec::new(); info.nodes.len()];
+        for e in &g.edges {
+            let field = |k: &str| e.get(k).and_then(toml::Value::as_str).map(str::to_string);
+            let (Some(id), Some(from), Some(to)) = (field("id"), field("from"), field("to")) else {
+                self.error_at(
+                    "E0316",
+                    format!("graph `{name}`: every edge needs string `id`, `from` and `to`"),
+                    loc.clone(),
+                );
+                ok = false;
+                continue;
+            };
+            let (a, b) = match (info.node(&from), info.node(&to)) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(m), _) | (_, Err(m)) => {
+                    self.error_at("E0316", format!("edge `{id}`: {m}"), loc.clone());
+                    ok = false;
+                    continue;
+                }
+            };
+            let index = info.edges.len();
+            if info.edge_index.insert(id.clone(), index).is_some() {
+                self.error_at("E0316", format!("graph `{name}`: edge `{id}` is declared twice"), loc.clone());
+                ok = false;
+            }
+            info.incident[a].push(index);
+            if !g.directed && a != b {
+                info.incident[b].push(index);
+            }
+            info.ends.push((a, b));
+            let props = Value::from_toml(&toml::Value::Table(e.clone())).unwrap_or_default();
+            info.edges.push(GraphItem { id, props });
+        }
+        ok.then_some(info)
+    }
+
     /// Checks a `[decisions.NAME.contest]` table.
     fn contest(&mut self, r: &Rules, decision: &str, c: &def::ContestDef) -> Option<Contest> {
         let zone = |l: &mut Loader, z: &Option<Ref>, per_player: bool, key: &str| -> Option<usize> {

@@ -269,6 +269,75 @@ pub struct PhaseInfo {
     pub counter: Option<usize>,
 }
 
+/// A graph node or edge: its id and its properties (edges also hold `from` and `to`).
+#[derive(Clone, Debug)]
+pub struct GraphItem {
+    /// Unique id.
+    pub id: String,
+    /// All properties, including `id` (and `from`, `to` for edges).
+    pub props: Value,
+}
+
+/// A checked graph with its adjacency.
+#[derive(Clone, Debug, Default)]
+pub struct GraphInfo {
+    /// Name.
+    pub name: String,
+    /// Nodes in declaration order.
+    pub nodes: Vec<GraphItem>,
+    /// Edges in declaration order.
+    pub edges: Vec<GraphItem>,
+    /// Edge endpoints as node indices.
+    pub ends: Vec<(usize, usize)>,
+    /// Edges leaving each node (both ends when undirected), in declaration order.
+    pub incident: Vec<Vec<usize>>,
+    /// Node index by id.
+    pub node_index: HashMap<String, usize>,
+    /// Edge index by id.
+    pub edge_index: HashMap<String, usize>,
+    /// One-way edges.
+    pub directed: bool,
+}
+
+impl GraphInfo {
+    /// Node index by id.
+    pub fn node(&self, id: &str) -> Result<usize, String> {
+        self.node_index
+            .get(id)
+            .copied()
+            .ok_or_else(|| format!("graph `{}`: {}", self.name, unknown("node", id, self.node_index.keys())))
+    }
+
+    /// Edge index by id.
+    pub fn edge(&self, id: &str) -> Result<usize, String> {
+        self.edge_index
+            .get(id)
+            .copied()
+            .ok_or_else(|| format!("graph `{}`: {}", self.name, unknown("edge", id, self.edge_index.keys())))
+    }
+
+    /// The fewest edges from one node to another (None if unreachable).
+    pub fn distance(&self, from: usize, to: usize) -> Option<usize> {
+        let mut dist = vec![usize::MAX; self.nodes.len()];
+        let mut queue = std::collections::VecDeque::from([from]);
+        dist[from] = 0;
+        while let Some(n) = queue.pop_front() {
+            if n == to {
+                return Some(dist[n]);
+            }
+            for &e in &self.incident[n] {
+                let (a, b) = self.ends[e];
+                let next = if a == n { b } else { a };
+                if dist[next] == usize::MAX {
+                    dist[next] = dist[n] + 1;
+                    queue.push_back(next);
+                }
+            }
+        }
+        None
+    }
+}
+
 /// A variant a game offers.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct VariantInfo {
@@ -328,6 +397,8 @@ pub struct Rules {
     pub vars: Vec<VarInfo>,
     /// Data tables.
     pub tables: IndexMap<String, Value>,
+    /// Graphs.
+    pub graphs: IndexMap<String, GraphInfo>,
     /// Decisions.
     pub decisions: Vec<DecisionInfo>,
     /// Phases.
@@ -392,6 +463,11 @@ impl Rules {
     /// Phase index by name.
     pub fn phase(&self, name: &str) -> Result<usize, String> {
         self.index.phases.get(name).copied().ok_or_else(|| unknown("phase", name, self.index.phases.keys()))
+    }
+
+    /// A graph by name.
+    pub fn graph(&self, name: &str) -> Result<&GraphInfo, String> {
+        self.graphs.get(name).ok_or_else(|| unknown("graph", name, self.graphs.keys()))
     }
 
     /// Component type index by name.

@@ -45,6 +45,11 @@ fn a_missing_base_game_is_located() {
 }
 
 #[test]
+fn an_edge_to_a_missing_node_is_located() {
+    insta::assert_snapshot!(diagnostics("bad-graph"));
+}
+
+#[test]
 fn a_folder_without_game_toml_is_an_error() {
     let loaded = load_game(&crate::rel("tests/bad-input"), &LoadOptions::default());
     assert!(loaded.game.is_none());

@@ -34,3 +34,16 @@ fn bundled_scenarios_pass() {
     assert!(count >= 10, "only {count} scenarios found");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The engine's own fixtures carry scenarios too (mechanisms no bundled game uses yet).
+#[test]
+fn fixture_scenarios_pass() {
+    let mut runner = Runner::new(crate::rel("games"));
+    for case in ["tests/fixtures/graph-walk/walk.scenario"] {
+        let path = crate::rel(case);
+        let file = parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap_or_else(|e| panic!("{e}"));
+        for r in runner.run_file(&file) {
+            assert!(r.passed(), "{case}: {:?}", r.failures);
+        }
+    }
+}
