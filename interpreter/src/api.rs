@@ -9,7 +9,7 @@ use crate::script::{GameHandle, Work};
 use crate::state::{Component, Components};
 use crate::state::{Frame, State, NOWHERE};
 use crate::value::Value;
-use rhai::{Array, Dynamic, Engine, EvalAltResult, Map};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, FuncRegistration, Map};
 use std::sync::Arc;
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
@@ -286,102 +286,275 @@ fn ctx_value(ctx: &Dynamic) -> Result<Value, String> {
 }
 
 /// Registers the `Game` type and every function scripts may call on it.
+/// Registers a documented function: its comment and parameter names become part of the
+/// engine's metadata, from which `games/SCRIPT_API.md` is generated.
+macro_rules! reg {
+    ($engine:expr, $name:expr, $doc:expr, $params:expr, $f:expr) => {{
+        let _ = FuncRegistration::new($name)
+            .with_params_info($params)
+            .with_comments([concat!("/// ", $doc)])
+            .register_into_engine($engine, $f);
+    }};
+}
+
 pub fn register(engine: &mut Engine) {
     engine.register_type_with_name::<GameHandle>("Game");
     engine.register_type_with_name::<ComponentHandle>("Component");
-    engine.register_indexer_get(|c: &mut ComponentHandle, key: &str| c.get(key));
-    engine.register_fn("==", |a: &mut ComponentHandle, b: ComponentHandle| a.idx == b.idx);
-    engine.register_fn("!=", |a: &mut ComponentHandle, b: ComponentHandle| a.idx != b.idx);
-    engine.register_fn("to_string", |c: &mut ComponentHandle| c.id().to_string());
-    engine.register_fn("to_debug", |c: &mut ComponentHandle| format!("Component({})", c.id()));
-    engine.register_fn("props", |c: &mut ComponentHandle| {
-        let mut m = Map::new();
-        for (k, v) in &c.component().props {
-            m.insert(k.as_str().into(), v.to_dynamic());
+    reg!(
+        engine,
+        "index$get$",
+        "`c.id`, `c.kind` (component type), `c.label` and `c.PROP` (a property, `()` if missing).",
+        &["component: Component", "property: &str", "Dynamic"],
+        |c: &mut ComponentHandle, key: &str| c.get(key)
+    );
+    reg!(
+        engine,
+        "==",
+        "Two handles on the same component.",
+        &["a: Component", "b: Component", "bool"],
+        |a: &mut ComponentHandle, b: ComponentHandle| a.idx == b.idx
+    );
+    reg!(
+        engine,
+        "!=",
+        "Handles on different components.",
+        &["a: Component", "b: Component", "bool"],
+        |a: &mut ComponentHandle, b: ComponentHandle| a.idx != b.idx
+    );
+    reg!(engine, "to_string", "The component's id.", &["component: Component", "String"], |c: &mut ComponentHandle| c
+        .id()
+        .to_string());
+    reg!(
+        engine,
+        "to_debug",
+        "`Component(id)`.",
+        &["component: Component", "String"],
+        |c: &mut ComponentHandle| format!("Component({})", c.id())
+    );
+    reg!(
+        engine,
+        "props",
+        "All the component's properties as a map.",
+        &["component: Component", "Map"],
+        |c: &mut ComponentHandle| {
+            let mut m = Map::new();
+            for (k, v) in &c.component().props {
+                m.insert(k.as_str().into(), v.to_dynamic());
+            }
+            m
         }
-        m
-    });
+    );
 
     // Players and turns.
-    engine.register_get("players", |h: &mut GameHandle| h.with(|_, w| Ok(w.state.players as i64)));
-    engine.register_get("current", |h: &mut GameHandle| h.with(|_, w| Ok(w.state.current as i64)));
-    engine.register_set("current", |h: &mut GameHandle, p: i64| {
-        h.with(|_, w| {
-            w.state.current = player(&w.state, p)?;
-            Ok(())
-        })
-    });
-    engine.register_get("turn_order", |h: &mut GameHandle| {
-        h.with(|_, w| Ok(w.state.turn_order.iter().map(|p| Dynamic::from_int(*p as i64)).collect::<Array>()))
-    });
-    engine.register_set("turn_order", |h: &mut GameHandle, order: Array| {
-        h.with(|_, w| {
-            w.state.turn_order = players_arg(&w.state, &order)?;
-            Ok(())
-        })
-    });
-    engine.register_fn("seat_name", |h: &mut GameHandle, p: i64| h.with(|r, w| Ok(r.seat_name(player(&w.state, p)?))));
+    reg!(engine, "get$players", "The number of seats.", &["game: Game", "i64"], |h: &mut GameHandle| h
+        .with(|_, w| Ok(w.state.players as i64)));
+    reg!(engine, "get$current", "The current player (0-based seat).", &["game: Game", "i64"], |h: &mut GameHandle| h
+        .with(|_, w| Ok(w.state.current as i64)));
+    reg!(
+        engine,
+        "set$current",
+        "Makes `player` the current player.",
+        &["game: Game", "player: i64", "()"],
+        |h: &mut GameHandle, p: i64| {
+            h.with(|_, w| {
+                w.state.current = player(&w.state, p)?;
+                Ok(())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "get$turn_order",
+        "The turn order: an array of seats.",
+        &["game: Game", "Array"],
+        |h: &mut GameHandle| {
+            h.with(|_, w| Ok(w.state.turn_order.iter().map(|p| Dynamic::from_int(*p as i64)).collect::<Array>()))
+        }
+    );
+    reg!(
+        engine,
+        "set$turn_order",
+        "Sets the turn order (an array of seats).",
+        &["game: Game", "order: Array", "()"],
+        |h: &mut GameHandle, order: Array| {
+            h.with(|_, w| {
+                w.state.turn_order = players_arg(&w.state, &order)?;
+                Ok(())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "seat_name",
+        "The seat's display name (P1, P2, ... or the game's `seat_names`).",
+        &["game: Game", "player: i64", "String"],
+        |h: &mut GameHandle, p: i64| h.with(|r, w| Ok(r.seat_name(player(&w.state, p)?)))
+    );
 
     // Parameters and tables.
-    engine.register_fn("param", |h: &mut GameHandle, name: &str| {
-        h.with(|r, _| {
-            r.params
-                .get(name)
-                .map(|p| p.value.to_dynamic())
-                .ok_or_else(|| crate::rules::unknown("parameter", name, r.params.keys()))
-        })
-    });
-    engine.register_fn("table", |h: &mut GameHandle, name: &str| {
-        h.with(|r, _| {
-            r.tables
-                .get(name)
-                .map(Value::to_dynamic)
-                .ok_or_else(|| crate::rules::unknown("table", name, r.tables.keys()))
-        })
-    });
+    reg!(
+        engine,
+        "param",
+        "The value in force of a declared parameter.",
+        &["game: Game", "name: &str", "Dynamic"],
+        |h: &mut GameHandle, name: &str| {
+            h.with(|r, _| {
+                r.params
+                    .get(name)
+                    .map(|p| p.value.to_dynamic())
+                    .ok_or_else(|| crate::rules::unknown("parameter", name, r.params.keys()))
+            })
+        }
+    );
+    reg!(
+        engine,
+        "table",
+        "A data table declared under `[tables]`.",
+        &["game: Game", "name: &str", "Dynamic"],
+        |h: &mut GameHandle, name: &str| {
+            h.with(|r, _| {
+                r.tables
+                    .get(name)
+                    .map(Value::to_dynamic)
+                    .ok_or_else(|| crate::rules::unknown("table", name, r.tables.keys()))
+            })
+        }
+    );
 
     // Zones and components.
-    engine.register_fn("cards", |h: &mut GameHandle, z: &str| cards(h, z, None));
-    engine.register_fn("cards", |h: &mut GameHandle, z: &str, p: i64| cards(h, z, Some(p)));
-    engine.register_fn("count", |h: &mut GameHandle, z: &str| count(h, z, None));
-    engine.register_fn("count", |h: &mut GameHandle, z: &str, p: i64| count(h, z, Some(p)));
-    engine.register_fn("top", |h: &mut GameHandle, z: &str| top(h, z, None));
-    engine.register_fn("top", |h: &mut GameHandle, z: &str, p: i64| top(h, z, Some(p)));
-    engine.register_fn("card", |h: &mut GameHandle, id: &str| {
-        h.with(|r, w| {
-            let idx = w.state.component_index(id)?;
-            Ok(card_map(r, &w.state, idx))
-        })
-    });
-    engine.register_fn("zone_of", |h: &mut GameHandle, card: Dynamic| {
-        h.with(|r, w| {
-            let idx = card_arg(&w.state, &card)?;
-            let (z, o) = w.state.location[idx as usize];
-            let mut m = Map::new();
-            if (z, o) == NOWHERE {
-                return Ok(Dynamic::UNIT);
-            }
-            m.insert("zone".into(), r.zones[z as usize].name.clone().into());
-            m.insert(
-                "owner".into(),
-                if r.zones[z as usize].per_player { Dynamic::from_int(o as i64) } else { Dynamic::UNIT },
-            );
-            Ok(Dynamic::from_map(m))
-        })
-    });
-    engine.register_fn("move", |h: &mut GameHandle, c: Dynamic, z: &str| move_card(h, c, z, None, false));
-    engine.register_fn("move", |h: &mut GameHandle, c: Dynamic, z: &str, p: i64| move_card(h, c, z, Some(p), false));
-    engine.register_fn("move_to_bottom", |h: &mut GameHandle, c: Dynamic, z: &str| move_card(h, c, z, None, true));
-    engine.register_fn("move_to_bottom", |h: &mut GameHandle, c: Dynamic, z: &str, p: i64| {
-        move_card(h, c, z, Some(p), true)
-    });
-    engine.register_fn("move_top", |h: &mut GameHandle, f: &str, t: &str| move_top(h, f, None, t, None));
-    engine.register_fn("move_top", |h: &mut GameHandle, f: &str, t: &str, tp: i64| move_top(h, f, None, t, Some(tp)));
-    engine.register_fn("move_top", |h: &mut GameHandle, f: &str, fp: i64, t: &str| move_top(h, f, Some(fp), t, None));
-    engine.register_fn("move_top", |h: &mut GameHandle, f: &str, fp: i64, t: &str, tp: i64| {
-        move_top(h, f, Some(fp), t, Some(tp))
-    });
-    engine.register_fn("deal", |h: &mut GameHandle, from: &str, to: &str, n: i64| {
+    reg!(
+        engine,
+        "cards",
+        "The components of a global zone, bottom to top.",
+        &["game: Game", "zone: &str", "Array"],
+        |h: &mut GameHandle, z: &str| cards(h, z, None)
+    );
+    reg!(
+        engine,
+        "cards",
+        "The components of a player's zone, bottom to top.",
+        &["game: Game", "zone: &str", "player: i64", "Array"],
+        |h: &mut GameHandle, z: &str, p: i64| cards(h, z, Some(p))
+    );
+    reg!(
+        engine,
+        "count",
+        "How many components a global zone holds.",
+        &["game: Game", "zone: &str", "i64"],
+        |h: &mut GameHandle, z: &str| count(h, z, None)
+    );
+    reg!(
+        engine,
+        "count",
+        "How many components a player's zone holds.",
+        &["game: Game", "zone: &str", "player: i64", "i64"],
+        |h: &mut GameHandle, z: &str, p: i64| count(h, z, Some(p))
+    );
+    reg!(
+        engine,
+        "top",
+        "The top (last) component of a global zone, or `()` if empty.",
+        &["game: Game", "zone: &str", "Dynamic"],
+        |h: &mut GameHandle, z: &str| top(h, z, None)
+    );
+    reg!(
+        engine,
+        "top",
+        "The top (last) component of a player's zone, or `()` if empty.",
+        &["game: Game", "zone: &str", "player: i64", "Dynamic"],
+        |h: &mut GameHandle, z: &str, p: i64| top(h, z, Some(p))
+    );
+    reg!(
+        engine,
+        "card",
+        "The component with this id.",
+        &["game: Game", "id: &str", "Component"],
+        |h: &mut GameHandle, id: &str| {
+            h.with(|r, w| {
+                let idx = w.state.component_index(id)?;
+                Ok(card_map(r, &w.state, idx))
+            })
+        }
+    );
+    reg!(
+        engine,
+        "zone_of",
+        "Where a component is: `#{zone, owner}` (owner `()` for a global zone), or `()` if out of play.",
+        &["game: Game", "component: Dynamic", "Dynamic"],
+        |h: &mut GameHandle, card: Dynamic| {
+            h.with(|r, w| {
+                let idx = card_arg(&w.state, &card)?;
+                let (z, o) = w.state.location[idx as usize];
+                let mut m = Map::new();
+                if (z, o) == NOWHERE {
+                    return Ok(Dynamic::UNIT);
+                }
+                m.insert("zone".into(), r.zones[z as usize].name.clone().into());
+                m.insert(
+                    "owner".into(),
+                    if r.zones[z as usize].per_player { Dynamic::from_int(o as i64) } else { Dynamic::UNIT },
+                );
+                Ok(Dynamic::from_map(m))
+            })
+        }
+    );
+    reg!(
+        engine,
+        "move",
+        "Puts a component (or id) on top of a global zone. A full zone refuses or pushes out, as declared.",
+        &["game: Game", "component: Dynamic", "zone: &str", "()"],
+        |h: &mut GameHandle, c: Dynamic, z: &str| move_card(h, c, z, None, false)
+    );
+    reg!(
+        engine,
+        "move",
+        "Puts a component (or id) on top of a player's zone.",
+        &["game: Game", "component: Dynamic", "zone: &str", "player: i64", "()"],
+        |h: &mut GameHandle, c: Dynamic, z: &str, p: i64| move_card(h, c, z, Some(p), false)
+    );
+    reg!(
+        engine,
+        "move_to_bottom",
+        "Puts a component at the bottom of a global zone.",
+        &["game: Game", "component: Dynamic", "zone: &str", "()"],
+        |h: &mut GameHandle, c: Dynamic, z: &str| move_card(h, c, z, None, true)
+    );
+    reg!(
+        engine,
+        "move_to_bottom",
+        "Puts a component at the bottom of a player's zone.",
+        &["game: Game", "component: Dynamic", "zone: &str", "player: i64", "()"],
+        |h: &mut GameHandle, c: Dynamic, z: &str, p: i64| { move_card(h, c, z, Some(p), true) }
+    );
+    reg!(
+        engine,
+        "move_top",
+        "Moves the top component of global zone `from` to global zone `to`; returns it, or `()` if `from` is empty.",
+        &["game: Game", "from: &str", "to: &str", "Dynamic"],
+        |h: &mut GameHandle, f: &str, t: &str| move_top(h, f, None, t, None)
+    );
+    reg!(
+        engine,
+        "move_top",
+        "Moves the top of global zone `from` to a player's zone `to`.",
+        &["game: Game", "from: &str", "to: &str", "to_player: i64", "Dynamic"],
+        |h: &mut GameHandle, f: &str, t: &str, tp: i64| move_top(h, f, None, t, Some(tp))
+    );
+    reg!(
+        engine,
+        "move_top",
+        "Moves the top of global zone `from` to a player's zone `to`.",
+        &["game: Game", "from: &str", "to: &str", "to_player: i64", "Dynamic"],
+        |h: &mut GameHandle, f: &str, fp: i64, t: &str| move_top(h, f, Some(fp), t, None)
+    );
+    reg!(
+        engine,
+        "move_top",
+        "Moves the top of a player's zone to another player's zone.",
+        &["game: Game", "from: &str", "from_player: i64", "to: &str", "to_player: i64", "Dynamic"],
+        |h: &mut GameHandle, f: &str, fp: i64, t: &str, tp: i64| { move_top(h, f, Some(fp), t, Some(tp)) }
+    );
+    reg!(engine, "deal", "Deals `count` components from the top of global zone `from` to every player's zone `to`, one at a time in turn order.", &["game: Game", "from: &str", "to: &str", "count: i64", "()"], |h: &mut GameHandle, from: &str, to: &str, n: i64| {
         h.with(|r, w| {
             let (fz, fo) = slot(r, &w.state, from, None)?;
             let tz = r.zone(to)?;
@@ -398,148 +571,362 @@ pub fn register(engine: &mut Engine) {
             Ok(())
         })
     });
-    engine.register_fn("shuffle", |h: &mut GameHandle, z: &str| shuffle(h, z, None));
-    engine.register_fn("shuffle", |h: &mut GameHandle, z: &str, p: i64| shuffle(h, z, Some(p)));
-    engine.register_fn("create", |h: &mut GameHandle, k: &str, props: Map, z: &str| create(h, k, props, z, None));
-    engine.register_fn("create", |h: &mut GameHandle, k: &str, props: Map, z: &str, p: i64| {
-        create(h, k, props, z, Some(p))
-    });
-    engine.register_fn("set_prop", |h: &mut GameHandle, card: Dynamic, key: &str, value: Dynamic| {
-        h.with(|_, w| {
-            let idx = card_arg(&w.state, &card)?;
-            let v = Value::from_dynamic(&value)?;
-            if key == "id" || key == "kind" {
-                return Err(format!("`{key}` cannot be changed"));
-            }
-            std::sync::Arc::make_mut(&mut w.state.components).list[idx as usize].props.insert(key.to_string(), v);
-            Ok(())
-        })
-    });
-    engine.register_fn("set_visibility", |h: &mut GameHandle, z: &str, v: &str| set_visibility(h, z, None, v));
-    engine
-        .register_fn("set_visibility", |h: &mut GameHandle, z: &str, p: i64, v: &str| set_visibility(h, z, Some(p), v));
+    reg!(
+        engine,
+        "shuffle",
+        "Shuffles a global zone with the game's random generator (logged).",
+        &["game: Game", "zone: &str", "()"],
+        |h: &mut GameHandle, z: &str| shuffle(h, z, None)
+    );
+    reg!(
+        engine,
+        "shuffle",
+        "Shuffles a player's zone (logged).",
+        &["game: Game", "zone: &str", "player: i64", "()"],
+        |h: &mut GameHandle, z: &str, p: i64| shuffle(h, z, Some(p))
+    );
+    reg!(
+        engine,
+        "create",
+        "Creates a component of a declared type with these properties (`id` optional) on top of a global zone.",
+        &["game: Game", "kind: &str", "props: Map", "zone: &str", "Component"],
+        |h: &mut GameHandle, k: &str, props: Map, z: &str| create(h, k, props, z, None)
+    );
+    reg!(
+        engine,
+        "create",
+        "Creates a component in a player's zone (its `owner` is set to the player unless given).",
+        &["game: Game", "kind: &str", "props: Map", "zone: &str", "player: i64", "Component"],
+        |h: &mut GameHandle, k: &str, props: Map, z: &str, p: i64| { create(h, k, props, z, Some(p)) }
+    );
+    reg!(
+        engine,
+        "set_prop",
+        "Changes a component's property (not `id` or `kind`).",
+        &["game: Game", "component: Dynamic", "key: &str", "value: Dynamic", "()"],
+        |h: &mut GameHandle, card: Dynamic, key: &str, value: Dynamic| {
+            h.with(|_, w| {
+                let idx = card_arg(&w.state, &card)?;
+                let v = Value::from_dynamic(&value)?;
+                if key == "id" || key == "kind" {
+                    return Err(format!("`{key}` cannot be changed"));
+                }
+                std::sync::Arc::make_mut(&mut w.state.components).list[idx as usize].props.insert(key.to_string(), v);
+                Ok(())
+            })
+        }
+    );
+    reg!(engine, "set_visibility", "Overrides a global zone's declared visibility: public, owner, count, top, hidden, or default (back to the declaration).", &["game: Game", "zone: &str", "visibility: &str", "()"], |h: &mut GameHandle, z: &str, v: &str| set_visibility(h, z, None, v));
+    reg!(
+        engine,
+        "set_visibility",
+        "Overrides a player's zone visibility (e.g. an open hand).",
+        &["game: Game", "zone: &str", "player: i64", "visibility: &str", "()"],
+        |h: &mut GameHandle, z: &str, p: i64, v: &str| set_visibility(h, z, Some(p), v)
+    );
 
     // Graphs (static: nodes and edges as maps with their properties).
-    engine.register_fn("nodes", |h: &mut GameHandle, g: &str| {
-        h.with(|r, _| Ok(r.graph(g)?.nodes.iter().map(|n| n.props.to_dynamic()).collect::<Array>()))
-    });
-    engine.register_fn("node", |h: &mut GameHandle, g: &str, id: &str| {
-        h.with(|r, _| {
-            let graph = r.graph(g)?;
-            Ok(graph.nodes[graph.node(id)?].props.to_dynamic())
-        })
-    });
-    engine.register_fn("edges", |h: &mut GameHandle, g: &str| {
-        h.with(|r, _| Ok(r.graph(g)?.edges.iter().map(|e| e.props.to_dynamic()).collect::<Array>()))
-    });
-    engine.register_fn("edge", |h: &mut GameHandle, g: &str, id: &str| {
-        h.with(|r, _| {
-            let graph = r.graph(g)?;
-            Ok(graph.edges[graph.edge(id)?].props.to_dynamic())
-        })
-    });
-    engine.register_fn("edges_at", |h: &mut GameHandle, g: &str, node: &str| {
-        h.with(|r, _| {
-            let graph = r.graph(g)?;
-            Ok(graph.incident[graph.node(node)?].iter().map(|e| graph.edges[*e].props.to_dynamic()).collect::<Array>())
-        })
-    });
-    engine.register_fn("other_end", |h: &mut GameHandle, g: &str, edge: &str, node: &str| {
-        h.with(|r, _| {
-            let graph = r.graph(g)?;
-            let (a, b) = graph.ends[graph.edge(edge)?];
-            let n = graph.node(node)?;
-            let other = if a == n {
-                b
-            } else if b == n {
-                a
-            } else {
-                return Err(format!("edge `{edge}` does not touch node `{node}`"));
-            };
-            Ok(graph.nodes[other].id.clone())
-        })
-    });
-    engine.register_fn("distance", |h: &mut GameHandle, g: &str, from: &str, to: &str| {
-        h.with(|r, _| {
-            let graph = r.graph(g)?;
-            Ok(graph.distance(graph.node(from)?, graph.node(to)?).map_or(-1, |d| d as i64))
-        })
-    });
+    reg!(
+        engine,
+        "nodes",
+        "A graph's nodes as maps (id and properties), in declaration order.",
+        &["game: Game", "graph: &str", "Array"],
+        |h: &mut GameHandle, g: &str| {
+            h.with(|r, _| Ok(r.graph(g)?.nodes.iter().map(|n| n.props.to_dynamic()).collect::<Array>()))
+        }
+    );
+    reg!(
+        engine,
+        "node",
+        "One node of a graph.",
+        &["game: Game", "graph: &str", "id: &str", "Map"],
+        |h: &mut GameHandle, g: &str, id: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                Ok(graph.nodes[graph.node(id)?].props.to_dynamic())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "edges",
+        "A graph's edges as maps (id, from, to and properties).",
+        &["game: Game", "graph: &str", "Array"],
+        |h: &mut GameHandle, g: &str| {
+            h.with(|r, _| Ok(r.graph(g)?.edges.iter().map(|e| e.props.to_dynamic()).collect::<Array>()))
+        }
+    );
+    reg!(
+        engine,
+        "edge",
+        "One edge of a graph.",
+        &["game: Game", "graph: &str", "id: &str", "Map"],
+        |h: &mut GameHandle, g: &str, id: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                Ok(graph.edges[graph.edge(id)?].props.to_dynamic())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "edges_at",
+        "The edges touching a node (leaving it, for a directed graph).",
+        &["game: Game", "graph: &str", "node: &str", "Array"],
+        |h: &mut GameHandle, g: &str, node: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                Ok(graph.incident[graph.node(node)?]
+                    .iter()
+                    .map(|e| graph.edges[*e].props.to_dynamic())
+                    .collect::<Array>())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "other_end",
+        "The node at the other end of an edge from `node`.",
+        &["game: Game", "graph: &str", "edge: &str", "node: &str", "String"],
+        |h: &mut GameHandle, g: &str, edge: &str, node: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                let (a, b) = graph.ends[graph.edge(edge)?];
+                let n = graph.node(node)?;
+                let other = if a == n {
+                    b
+                } else if b == n {
+                    a
+                } else {
+                    return Err(format!("edge `{edge}` does not touch node `{node}`"));
+                };
+                Ok(graph.nodes[other].id.clone())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "distance",
+        "The fewest edges between two nodes, or -1 if unreachable.",
+        &["game: Game", "graph: &str", "from: &str", "to: &str", "i64"],
+        |h: &mut GameHandle, g: &str, from: &str, to: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                Ok(graph.distance(graph.node(from)?, graph.node(to)?).map_or(-1, |d| d as i64))
+            })
+        }
+    );
 
     // Chance.
-    engine.register_fn("random", |h: &mut GameHandle, n: i64| {
-        h.with(|_, w| {
-            if n <= 0 {
-                return Err(format!("random({n}): the range must be at least 1"));
-            }
-            let x = w.state.rng.below(n as u64) as i64;
-            event(w, || Event::public(EventKind::Chance, format!("random draw: {x} of 0..{}", n - 1)));
-            Ok(x)
-        })
-    });
+    reg!(
+        engine,
+        "random",
+        "A random integer in 0..n from the game's generator (logged).",
+        &["game: Game", "n: i64", "i64"],
+        |h: &mut GameHandle, n: i64| {
+            h.with(|_, w| {
+                if n <= 0 {
+                    return Err(format!("random({n}): the range must be at least 1"));
+                }
+                let x = w.state.rng.below(n as u64) as i64;
+                event(w, || Event::public(EventKind::Chance, format!("random draw: {x} of 0..{}", n - 1)));
+                Ok(x)
+            })
+        }
+    );
 
     // Tracks and variables.
-    engine.register_fn("track", |h: &mut GameHandle, t: &str| track(h, t, None));
-    engine.register_fn("track", |h: &mut GameHandle, t: &str, p: i64| track(h, t, Some(p)));
-    engine.register_fn("set_track", |h: &mut GameHandle, t: &str, v: i64| set_track(h, t, None, v, false));
-    engine.register_fn("set_track", |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, false));
-    engine.register_fn("add_track", |h: &mut GameHandle, t: &str, v: i64| set_track(h, t, None, v, true));
-    engine.register_fn("add_track", |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, true));
-    engine.register_fn("space", |h: &mut GameHandle, t: &str, pos: i64| {
-        h.with(|r, _| {
-            let ti = r.track(t)?;
-            let info = &r.tracks[ti];
-            let i = pos - info.min.unwrap_or(0);
-            Ok(usize::try_from(i).ok().and_then(|i| info.spaces.get(i)).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT))
-        })
-    });
+    reg!(
+        engine,
+        "track",
+        "A global track's value.",
+        &["game: Game", "track: &str", "i64"],
+        |h: &mut GameHandle, t: &str| track(h, t, None)
+    );
+    reg!(
+        engine,
+        "track",
+        "A player's track value.",
+        &["game: Game", "track: &str", "player: i64", "i64"],
+        |h: &mut GameHandle, t: &str, p: i64| track(h, t, Some(p))
+    );
+    reg!(
+        engine,
+        "set_track",
+        "Sets a global track (clamped to its bounds); returns the new value.",
+        &["game: Game", "track: &str", "value: i64", "i64"],
+        |h: &mut GameHandle, t: &str, v: i64| set_track(h, t, None, v, false)
+    );
+    reg!(
+        engine,
+        "set_track",
+        "Sets a player's track (clamped); returns the new value.",
+        &["game: Game", "track: &str", "player: i64", "value: i64", "i64"],
+        |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, false)
+    );
+    reg!(
+        engine,
+        "add_track",
+        "Adds to a global track (clamped); returns the new value.",
+        &["game: Game", "track: &str", "delta: i64", "i64"],
+        |h: &mut GameHandle, t: &str, v: i64| set_track(h, t, None, v, true)
+    );
+    reg!(
+        engine,
+        "add_track",
+        "Adds to a player's track (clamped); returns the new value.",
+        &["game: Game", "track: &str", "player: i64", "delta: i64", "i64"],
+        |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, true)
+    );
+    reg!(
+        engine,
+        "space",
+        "The per-space data of a track at a position, or `()`.",
+        &["game: Game", "track: &str", "position: i64", "Dynamic"],
+        |h: &mut GameHandle, t: &str, pos: i64| {
+            h.with(|r, _| {
+                let ti = r.track(t)?;
+                let info = &r.tracks[ti];
+                let i = pos - info.min.unwrap_or(0);
+                Ok(usize::try_from(i)
+                    .ok()
+                    .and_then(|i| info.spaces.get(i))
+                    .map(Value::to_dynamic)
+                    .unwrap_or(Dynamic::UNIT))
+            })
+        }
+    );
     // `var` is a reserved word in Rhai, hence `get_var`.
-    engine.register_fn("get_var", |h: &mut GameHandle, n: &str| var(h, n, None));
-    engine.register_fn("get_var", |h: &mut GameHandle, n: &str, p: i64| var(h, n, Some(p)));
-    engine.register_fn("set_var", |h: &mut GameHandle, n: &str, v: Dynamic| set_var(h, n, None, v));
-    engine.register_fn("set_var", |h: &mut GameHandle, n: &str, p: i64, v: Dynamic| set_var(h, n, Some(p), v));
+    reg!(
+        engine,
+        "get_var",
+        "A global variable (`var` is a reserved word in Rhai, hence `get_var`).",
+        &["game: Game", "var: &str", "Dynamic"],
+        |h: &mut GameHandle, n: &str| var(h, n, None)
+    );
+    reg!(
+        engine,
+        "get_var",
+        "A player's variable.",
+        &["game: Game", "var: &str", "player: i64", "Dynamic"],
+        |h: &mut GameHandle, n: &str, p: i64| var(h, n, Some(p))
+    );
+    reg!(
+        engine,
+        "set_var",
+        "Sets a global variable (plain data: numbers, strings, booleans, arrays, maps; components become their ids).",
+        &["game: Game", "var: &str", "value: Dynamic", "()"],
+        |h: &mut GameHandle, n: &str, v: Dynamic| set_var(h, n, None, v)
+    );
+    reg!(
+        engine,
+        "set_var",
+        "Sets a player's variable.",
+        &["game: Game", "var: &str", "player: i64", "value: Dynamic", "()"],
+        |h: &mut GameHandle, n: &str, p: i64, v: Dynamic| set_var(h, n, Some(p), v)
+    );
 
     // Log.
-    engine.register_fn("log", |h: &mut GameHandle, text: &str| {
-        h.with(|_, w| {
-            event(w, || Event::public(EventKind::Message, text));
-            Ok(())
-        })
-    });
-    engine.register_fn("log_to", |h: &mut GameHandle, p: i64, text: &str| {
-        h.with(|_, w| {
-            let p = player(&w.state, p)?;
-            event(w, || Event::private(EventKind::Message, vec![p], text, None));
-            Ok(())
-        })
-    });
+    reg!(
+        engine,
+        "log",
+        "Adds a public line to the game's log.",
+        &["game: Game", "text: &str", "()"],
+        |h: &mut GameHandle, text: &str| {
+            h.with(|_, w| {
+                event(w, || Event::public(EventKind::Message, text));
+                Ok(())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "log_to",
+        "Adds a line to the log that only `player` may read.",
+        &["game: Game", "player: i64", "text: &str", "()"],
+        |h: &mut GameHandle, p: i64, text: &str| {
+            h.with(|_, w| {
+                let p = player(&w.state, p)?;
+                event(w, || Event::private(EventKind::Message, vec![p], text, None));
+                Ok(())
+            })
+        }
+    );
 
     // Flow.
-    engine.register_fn("end", |h: &mut GameHandle| {
-        h.with(|_, w| {
-            w.state.ending = true;
-            Ok(())
-        })
-    });
+    reg!(
+        engine,
+        "end",
+        "Ends the game once the current script returns (winners by `[flow] winners` or the score).",
+        &["game: Game", "()"],
+        |h: &mut GameHandle| {
+            h.with(|_, w| {
+                w.state.ending = true;
+                Ok(())
+            })
+        }
+    );
     let ask = |h: &mut GameHandle, p: i64, d: &str, ctx: Dynamic| {
         push(h, |r, st| Ok(Frame::Ask { decision: r.decision(d)?, player: player(st, p)?, ctx: ctx_value(&ctx)? }))
     };
-    engine.register_fn("ask", move |h: &mut GameHandle, p: i64, d: &str| ask(h, p, d, Dynamic::UNIT));
-    engine.register_fn("ask", ask);
+    reg!(
+        engine,
+        "ask",
+        "Pushes a step: `player` answers `decision` (after this script, before the rest of the phase).",
+        &["game: Game", "player: i64", "decision: &str", "()"],
+        move |h: &mut GameHandle, p: i64, d: &str| ask(h, p, d, Dynamic::UNIT)
+    );
+    reg!(
+        engine,
+        "ask",
+        "Pushes a decision with a context passed to its option, filter and `then` scripts.",
+        &["game: Game", "player: i64", "decision: &str", "ctx: Dynamic", "()"],
+        ask
+    );
     let commit = |h: &mut GameHandle, ps: Array, d: &str, ctx: Dynamic| {
         push(h, |r, st| {
             Ok(Frame::Commit { decision: r.decision(d)?, players: players_arg(st, &ps)?, ctx: ctx_value(&ctx)? })
         })
     };
-    engine.register_fn("commit", move |h: &mut GameHandle, ps: Array, d: &str| commit(h, ps, d, Dynamic::UNIT));
-    engine.register_fn("commit", commit);
-    engine.register_fn("run", |h: &mut GameHandle, f: &str| {
-        push(h, |_, _| Ok(Frame::Run { func: f.to_string(), with_ctx: false, ctx: Value::Unit }))
-    });
-    engine.register_fn("run", |h: &mut GameHandle, f: &str, ctx: Dynamic| {
-        push(h, |_, _| Ok(Frame::Run { func: f.to_string(), with_ctx: true, ctx: ctx_value(&ctx)? }))
-    });
-    engine.register_fn("phase", |h: &mut GameHandle, name: &str| {
-        push(h, |r, _| Ok(Frame::Phase { phase: r.phase(name)?, step: 0, pos: 0, pass: 0, begun: false }))
-    });
+    reg!(
+        engine,
+        "commit",
+        "Pushes a simultaneous hidden commit by these players.",
+        &["game: Game", "players: Array", "decision: &str", "()"],
+        move |h: &mut GameHandle, ps: Array, d: &str| commit(h, ps, d, Dynamic::UNIT)
+    );
+    reg!(
+        engine,
+        "commit",
+        "Pushes a hidden commit with a context.",
+        &["game: Game", "players: Array", "decision: &str", "ctx: Dynamic", "()"],
+        commit
+    );
+    reg!(
+        engine,
+        "run",
+        "Pushes a step that runs the script `function(game)`.",
+        &["game: Game", "function: &str", "()"],
+        |h: &mut GameHandle, f: &str| {
+            push(h, |_, _| Ok(Frame::Run { func: f.to_string(), with_ctx: false, ctx: Value::Unit }))
+        }
+    );
+    reg!(
+        engine,
+        "run",
+        "Pushes a step that runs `function(game, ctx)`.",
+        &["game: Game", "function: &str", "ctx: Dynamic", "()"],
+        |h: &mut GameHandle, f: &str, ctx: Dynamic| {
+            push(h, |_, _| Ok(Frame::Run { func: f.to_string(), with_ctx: true, ctx: ctx_value(&ctx)? }))
+        }
+    );
+    reg!(
+        engine,
+        "phase",
+        "Pushes a phase to run next.",
+        &["game: Game", "phase: &str", "()"],
+        |h: &mut GameHandle, name: &str| {
+            push(h, |r, _| Ok(Frame::Phase { phase: r.phase(name)?, step: 0, pos: 0, pass: 0, begun: false }))
+        }
+    );
 }

@@ -3,6 +3,7 @@
 //! names); the loader checks what a complete game needs after merging.
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -11,7 +12,7 @@ use toml::Spanned;
 pub type Ref = Spanned<String>;
 
 /// One game file (or the merged result of a game, its includes, its base and its variants).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct GameFile {
     /// Identity and global settings.
@@ -29,6 +30,7 @@ pub struct GameFile {
     /// Free values for scripts, with declared visibility.
     pub vars: IndexMap<String, VarDef>,
     /// Read-only data tables for scripts (e.g. keyed by player count).
+    #[schemars(with = "IndexMap<String, serde_json::Value>")]
     pub tables: IndexMap<String, toml::Value>,
     /// Static graphs of nodes and edges with properties (maps, road networks).
     pub graphs: IndexMap<String, GraphDef>,
@@ -38,10 +40,30 @@ pub struct GameFile {
     pub phases: IndexMap<String, PhaseDef>,
     /// Where play starts and how it ends.
     pub flow: FlowDef,
+    /// Script limits, within the engine's hard caps.
+    pub limits: LimitsDef,
+}
+
+/// `[limits]`: how much one script call may do before it is stopped with an error. The
+/// defaults stop an endless loop in well under a second; each value may be raised up to a
+/// hard cap (see `rulebook::script::HARD_CAPS`).
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct LimitsDef {
+    /// Operations per call (default 5,000,000; cap 100,000,000).
+    pub max_operations: Option<u64>,
+    /// Nested function calls (default 64; cap 256).
+    pub max_call_depth: Option<u64>,
+    /// Characters in one string (default 1,048,576; cap 16,777,216).
+    pub max_string_size: Option<u64>,
+    /// Elements in one array (default 100,000; cap 1,000,000).
+    pub max_array_size: Option<u64>,
+    /// Entries in one map (default 10,000; cap 1,000,000).
+    pub max_map_size: Option<u64>,
 }
 
 /// `[game]`: identity and global settings.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct GameSection {
     /// Short name (defaults to the folder name).
@@ -55,45 +77,52 @@ pub struct GameSection {
     /// Largest supported player count.
     pub max_players: Option<u32>,
     /// Other TOML files of this folder merged into this one, in order.
+    #[schemars(with = "Vec<String>")]
     pub include: Vec<Ref>,
     /// A game folder (relative to this one) that this game overlays.
+    #[schemars(with = "Option<String>")]
     pub extends: Option<Ref>,
     /// Rhai files to compile, in order (defaults to every `*.rhai` in the folder, sorted).
+    #[schemars(with = "Option<Vec<String>>")]
     pub scripts: Option<Vec<Ref>>,
     /// The track that holds each player's score (used for results and summaries).
+    #[schemars(with = "Option<String>")]
     pub score: Option<Ref>,
     /// Names shown for seats, in seat order (defaults to P1, P2, ...).
     pub seat_names: Option<Vec<String>>,
 }
 
 /// `[variant]` in a variant overlay.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct VariantSection {
     /// What the variant changes, in a sentence.
     pub description: Option<String>,
     /// Extra Rhai files whose functions replace same-named base functions.
+    #[schemars(with = "Vec<String>")]
     pub scripts: Vec<Ref>,
 }
 
 /// `[params.NAME]`: a game parameter.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ParamDef {
     /// Value used when not set.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub default: Option<toml::Value>,
     /// Smallest allowed integer.
     pub min: Option<i64>,
     /// Largest allowed integer.
     pub max: Option<i64>,
     /// The allowed values, when they form a closed list.
+    #[schemars(with = "Option<Vec<serde_json::Value>>")]
     pub choices: Option<Vec<toml::Value>>,
     /// What it means.
     pub description: Option<String>,
 }
 
 /// `[components.TYPE]`: a component type.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ComponentDef {
     /// What it is.
@@ -106,17 +135,20 @@ pub struct ComponentDef {
     /// in that player's `zone`) and `zone`. A property written `{ from = 1, to = "cards" }`
     /// (integers or parameter names) or `{ each = [..] }` makes one instance per value; several
     /// such properties multiply.
+    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     pub instances: Vec<toml::Table>,
     /// More instance sets, added after `instances`. Arrays in an overlay replace the base's,
     /// so an edition or variant that adds components (rather than replacing the list) puts
     /// them here.
+    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     pub extra_instances: Vec<toml::Table>,
     /// Zone where instances start unless an instance entry names its own.
+    #[schemars(with = "Option<String>")]
     pub zone: Option<Ref>,
 }
 
 /// How much of a zone other players see.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
     /// Everyone sees every component.
@@ -133,7 +165,7 @@ pub enum Visibility {
 }
 
 /// What happens when a component is added to a full zone.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Overflow {
     /// The move fails with an error.
@@ -144,21 +176,23 @@ pub enum Overflow {
 }
 
 /// `[graphs.NAME]`: a static graph, e.g. cities joined by roads.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct GraphDef {
     /// What it is.
     pub description: Option<String>,
     /// Nodes: tables with a unique `id` and any other properties.
+    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     pub nodes: Vec<toml::Table>,
     /// Edges: tables with a unique `id`, the node ids `from` and `to`, and any other properties.
+    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     pub edges: Vec<toml::Table>,
     /// Whether an edge only leads from `from` to `to` (default: both ways).
     pub directed: bool,
 }
 
 /// `[zones.NAME]`: a container of components.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ZoneDef {
     /// One zone per player instead of one global zone.
@@ -169,17 +203,19 @@ pub struct ZoneDef {
     pub visible: Visibility,
     /// Maximum number of components: an integer, `"players"` (the number of seats) or the name
     /// of an integer parameter.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub capacity: Option<toml::Value>,
     /// Behaviour when full.
     pub overflow: Overflow,
     /// Where pushed-out components go; a per-player zone means the component's `owner`'s.
+    #[schemars(with = "Option<String>")]
     pub overflow_to: Option<Ref>,
     /// What it is for.
     pub description: Option<String>,
 }
 
 /// `[tracks.NAME]`: a numeric value on a track, global or per player.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrackDef {
     /// One value per player.
@@ -193,18 +229,20 @@ pub struct TrackDef {
     /// Visibility to other players (`public`, `owner` or `hidden`).
     pub visible: Visibility,
     /// Per-space data, space `i` at index `i - min` (or `i` when no `min`).
+    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     pub spaces: Vec<toml::Table>,
     /// What it is for.
     pub description: Option<String>,
 }
 
 /// `[vars.NAME]`: a free value scripts read and write.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct VarDef {
     /// One value per player.
     pub per_player: bool,
     /// Initial value.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub default: Option<toml::Value>,
     /// Visibility to other players (`public`, `owner` or `hidden`).
     pub visible: Visibility,
@@ -213,31 +251,38 @@ pub struct VarDef {
 }
 
 /// `[decisions.NAME]`: a choice a player makes.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DecisionDef {
     /// What the player is asked.
     pub prompt: Option<String>,
     /// Options are the components in this zone (the decider's own, for a per-player zone).
+    #[schemars(with = "Option<String>")]
     pub from: Option<Ref>,
     /// Script `fn(game, player, component[, ctx]) -> bool` keeping only some `from` options.
+    #[schemars(with = "Option<String>")]
     pub filter: Option<Ref>,
     /// Script `fn(game, player[, ctx]) -> array` returning options as maps with `id`, `label`
     /// and any other fields.
+    #[schemars(with = "Option<String>")]
     pub options: Option<Ref>,
     /// Label template for component options (defaults to the component type's label).
     pub label: Option<String>,
     /// Script `fn(game, player, choice[, ctx])` run after a single player's choice.
+    #[schemars(with = "Option<String>")]
     pub then: Option<Ref>,
     /// Script `fn(game, choices[, ctx])` run when all commits are revealed; `choices[p]` is
     /// player p's choice (or `()` if p did not take part).
+    #[schemars(with = "Option<String>")]
     pub reveal: Option<Ref>,
     /// Keep the choice secret from other players for good (it is never revealed publicly).
     pub secret: bool,
     /// Script `fn(game, player, options[, ctx]) -> id` that answers this decision
     /// automatically: for seats played by the rules themselves.
+    #[schemars(with = "Option<String>")]
     pub auto: Option<Ref>,
     /// Which seats answer automatically (script `fn(game, player) -> bool`).
+    #[schemars(with = "Option<String>")]
     pub auto_if: Option<Ref>,
     /// What happens when a player has no legal option: `"error"` (default: the rules are
     /// broken) or `"skip"` (that player is not asked; e.g. nothing left to take).
@@ -247,7 +292,7 @@ pub struct DecisionDef {
 }
 
 /// Which end of a comparison wins.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Best {
     /// The highest value wins.
@@ -258,7 +303,7 @@ pub enum Best {
 }
 
 /// What a tie for the best value means.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Ties {
     /// Nobody wins.
@@ -272,7 +317,7 @@ pub enum Ties {
 
 /// `[decisions.NAME.contest]`: the engine compares the components revealed by a commit and
 /// hands a stake to the winner. Runs before the decision's `reveal` script, if any.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ContestDef {
     /// The integer property compared.
@@ -282,21 +327,27 @@ pub struct ContestDef {
     /// What a tie for best means.
     pub ties: Ties,
     /// Where the revealed components go afterwards (they stay where they are if unset).
+    #[schemars(with = "Option<String>")]
     pub played_to: Option<Ref>,
     /// A global zone whose components the winner takes.
+    #[schemars(with = "Option<String>")]
     pub stake: Option<Ref>,
     /// The winner's per-player zone that receives the stake.
+    #[schemars(with = "Option<String>")]
     pub stake_to: Option<Ref>,
     /// Where the stake goes when nobody wins (it stays if unset).
+    #[schemars(with = "Option<String>")]
     pub unclaimed_to: Option<Ref>,
     /// A per-player track the winner adds the stake's `by` values to.
+    #[schemars(with = "Option<String>")]
     pub score: Option<Ref>,
     /// A global var set to the winning seat (or -1 when nobody wins).
+    #[schemars(with = "Option<String>")]
     pub winner_var: Option<Ref>,
 }
 
 /// `[phases.NAME]`: an ordered list of steps, possibly repeated.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct PhaseDef {
     /// The steps, run in order.
@@ -304,10 +355,13 @@ pub struct PhaseDef {
     /// Run the steps once per player, in turn order, each as the current player.
     pub for_each_player: bool,
     /// Repeat while this script predicate `fn(game) -> bool` holds (checked before each pass).
+    #[schemars(with = "Option<String>")]
     pub repeat_while: Option<Ref>,
     /// Repeat this many times (an integer or a parameter name).
+    #[schemars(with = "Option<serde_json::Value>")]
     pub repeat: Option<toml::Value>,
     /// A track set to the pass number (1, 2, ...) at the start of each pass.
+    #[schemars(with = "Option<String>")]
     pub counter: Option<Ref>,
     /// What it is.
     pub description: Option<String>,
@@ -315,38 +369,48 @@ pub struct PhaseDef {
 
 /// One step of a phase. Exactly one of `run`, `ask`, `commit`, `phase`, `move`, `shuffle`
 /// must be set.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct StepDef {
     /// Run a script `fn(game)`.
+    #[schemars(with = "Option<String>")]
     pub run: Option<Ref>,
     /// Ask one player a decision.
+    #[schemars(with = "Option<String>")]
     pub ask: Option<Ref>,
     /// Ask several players a decision at once, hidden until all have committed.
+    #[schemars(with = "Option<String>")]
     pub commit: Option<Ref>,
     /// Enter another phase.
+    #[schemars(with = "Option<String>")]
     pub phase: Option<Ref>,
     /// Move components between zones without a script.
     #[serde(rename = "move")]
     pub move_: Option<MoveDef>,
     /// Shuffle a zone (global, or the current player's) without a script.
+    #[schemars(with = "Option<String>")]
     pub shuffle: Option<Ref>,
     /// Who is asked (`ask`): `"current"` (default) or a script `fn(game) -> player`.
+    #[schemars(with = "Option<String>")]
     pub player: Option<Ref>,
     /// Who commits (`commit`): `"all"` (default) or a script `fn(game) -> array`.
+    #[schemars(with = "Option<String>")]
     pub players: Option<Ref>,
     /// Skip the step unless this script predicate `fn(game) -> bool` holds.
     #[serde(rename = "if")]
+    #[schemars(with = "Option<String>")]
     pub if_: Option<Ref>,
 }
 
 /// A declarative move: `count` components from the top of `from` to `to`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct MoveDef {
     /// Source zone (global, or the current player's).
+    #[schemars(with = "Option<String>")]
     pub from: Option<Ref>,
     /// Destination zone (global, or the current player's).
+    #[schemars(with = "Option<String>")]
     pub to: Option<Ref>,
     /// How many (default 1); fewer are moved if the source runs out.
     pub count: Option<u32>,
@@ -355,14 +419,17 @@ pub struct MoveDef {
 }
 
 /// `[flow]`: where play starts and how it ends.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct FlowDef {
     /// Script `fn(game)` run once before the first phase.
+    #[schemars(with = "Option<String>")]
     pub setup: Option<Ref>,
     /// The phase play starts in.
+    #[schemars(with = "Option<String>")]
     pub start: Option<Ref>,
     /// Script `fn(game) -> array` naming the winners; defaults to the highest score(s).
+    #[schemars(with = "Option<String>")]
     pub winners: Option<Ref>,
     /// Stop with an error after this many steps without a decision (default 1,000,000).
     pub max_steps: Option<u64>,

@@ -142,6 +142,30 @@ impl SourceMap {
     pub fn files(&self) -> &[SourceFile] {
         &self.files
     }
+
+    /// Where a `[section.name]` TOML table (or `[section]` when `name` is empty) is written:
+    /// the latest file that mentions it, else the first file's start.
+    pub fn locate_key(&self, section: &str, name: &str) -> Option<Location> {
+        let needles: Vec<String> = if name.is_empty() {
+            vec![format!("[{section}]"), format!("{section}.")]
+        } else {
+            vec![
+                format!("[{section}.{name}]"),
+                format!("[{section}.{name}."),
+                format!("[[{section}.{name}"),
+                format!("{section}.{name}"),
+                format!("[{section}.\"{name}\"]"),
+            ]
+        };
+        for file in self.files.iter().rev() {
+            for n in &needles {
+                if let Some(i) = file.text.find(n.as_str()) {
+                    return Some(locate_in(&file.path, &file.text, i));
+                }
+            }
+        }
+        self.files.first().map(|f| Location { file: f.path.clone(), line: 1, column: 1 })
+    }
 }
 
 /// Location of a byte offset in a text.

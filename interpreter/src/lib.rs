@@ -6,17 +6,20 @@
 //! `ARCHITECTURE.md` for the map of modules and the invariants they keep.
 
 pub mod api;
+pub mod api_doc;
 pub mod bot;
 pub mod def;
 pub mod diag;
 pub mod error;
 pub mod flow;
 pub mod game;
+pub mod lint;
 pub mod load;
 pub mod log;
 pub mod rng;
 pub mod rules;
 pub mod scenario;
+pub mod schema;
 pub mod script;
 pub mod session;
 pub mod sim;

@@ -69,28 +69,9 @@ impl Loader {
         self.diags.last_mut().expect("just pushed")
     }
 
-    /// Where a `[section.name]` table (or `[section]` when `name` is empty) is written: the
-    /// latest file that mentions it, for errors found after merging.
+    /// Where a `[section.name]` table (or `[section]` when `name` is empty) is written.
     fn key(&self, section: &str, name: &str) -> Option<Location> {
-        let needles: Vec<String> = if name.is_empty() {
-            vec![format!("[{section}]"), format!("{section}.")]
-        } else {
-            vec![
-                format!("[{section}.{name}]"),
-                format!("[{section}.{name}."),
-                format!("[[{section}.{name}"),
-                format!("{section}.{name}"),
-                format!("[{section}.\"{name}\"]"),
-            ]
-        };
-        for file in self.sources.files().iter().rev() {
-            for n in &needles {
-                if let Some(i) = file.text.find(n.as_str()) {
-                    return Some(crate::diag::locate_in(&file.path, &file.text, i));
-                }
-            }
-        }
-        self.sources.files().first().map(|f| Location { file: f.path.clone(), line: 1, column: 1 })
+        self.sources.locate_key(section, name)
     }
 
     fn load(&mut self, folder: &Path, options: &LoadOptions) -> Option<Game> {
@@ -158,7 +139,10 @@ impl Loader {
             self.error_at("E0004", "`[variant]` is only allowed in files under variants/", None);
         }
 
-        let scripts_compiled = self.compile_scripts(&scripts);
+        let mut scripts_compiled = self.compile_scripts(&scripts);
+        if let (Some(s), Some(limits)) = (scripts_compiled.as_mut(), self.limits(&file.limits)) {
+            s.set_limits(limits);
+        }
         let mut rules = self.resolve(folder, file, &layers, scripts_compiled.as_ref(), options);
         rules.variants = applied;
         let scripts = scripts_compiled?;
@@ -180,7 +164,21 @@ impl Loader {
     fn push_toml_error(&mut self, e: toml::de::Error) {
         let msg = e.message().trim().to_string();
         let span = e.span();
-        self.error("E0101", msg, span);
+        let help = unknown_field_hint(&msg);
+        let (code, msg) = if msg.starts_with("unknown field") {
+            ("E0102", msg)
+        } else if msg.starts_with("missing field") {
+            ("E0103", msg)
+        } else if msg.starts_with("invalid type")
+            || msg.starts_with("invalid value")
+            || msg.starts_with("unknown variant")
+        {
+            ("E0104", msg)
+        } else {
+            ("E0101", msg)
+        };
+        let d = self.error(code, msg, span);
+        d.help = help;
     }
 
     /// Reads and parses one TOML file, reporting all syntax errors; spans are made global.
@@ -713,6 +711,32 @@ impl Loader {
 }
 
 impl Loader {
+    /// Checks `[limits]` against the hard caps.
+    fn limits(&mut self, l: &def::LimitsDef) -> Option<crate::script::Limits> {
+        use crate::script::{DEFAULT_LIMITS as D, HARD_CAPS as C};
+        let mut ok = true;
+        let mut pick = |l: &mut Loader, v: Option<u64>, default: u64, cap: u64, key: &str| -> u64 {
+            match v {
+                Some(v) if v == 0 || v > cap => {
+                    let loc = l.key("limits", "");
+                    l.error_at("E0350", format!("`[limits] {key} = {v}` is outside 1..={cap}"), loc);
+                    ok = false;
+                    default
+                }
+                Some(v) => v,
+                None => default,
+            }
+        };
+        let limits = crate::script::Limits {
+            max_operations: pick(self, l.max_operations, D.max_operations, C.max_operations, "max_operations"),
+            max_call_depth: pick(self, l.max_call_depth, D.max_call_depth, C.max_call_depth, "max_call_depth"),
+            max_string_size: pick(self, l.max_string_size, D.max_string_size, C.max_string_size, "max_string_size"),
+            max_array_size: pick(self, l.max_array_size, D.max_array_size, C.max_array_size, "max_array_size"),
+            max_map_size: pick(self, l.max_map_size, D.max_map_size, C.max_map_size, "max_map_size"),
+        };
+        ok.then_some(limits)
+    }
+
     /// Checks a `[graphs.NAME]` table: unique ids, edges between declared nodes.
     fn graph(&mut self, name: &str, g: &def::GraphDef) -> Option<GraphInfo> {
         let loc = self.key("graphs", name);
@@ -968,6 +992,14 @@ impl Loader {
         }
         Some(d)
     }
+}
+
+/// "did you mean" for serde's "unknown field `x`, expected one of `a`, `b`" messages.
+fn unknown_field_hint(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("unknown field `")?;
+    let (field, rest) = rest.split_once('`')?;
+    let candidates: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    crate::diag::did_you_mean(field, candidates).map(|s| format!("did you mean `{s}`?"))
 }
 
 fn deserialize_value<T: serde::de::DeserializeOwned>(v: Spanned<DeValue<'static>>) -> Result<T, toml::de::Error> {

@@ -17,12 +17,47 @@ use std::sync::{Arc, Mutex};
 /// endless loop stops in well under a second.
 pub const MAX_OPERATIONS: u64 = 5_000_000;
 
+/// Script limits in force: `(operations, call depth, string size, array size, map size)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Operations per call.
+    pub max_operations: u64,
+    /// Nested calls.
+    pub max_call_depth: u64,
+    /// Characters per string.
+    pub max_string_size: u64,
+    /// Elements per array.
+    pub max_array_size: u64,
+    /// Entries per map.
+    pub max_map_size: u64,
+}
+
+/// The defaults.
+pub const DEFAULT_LIMITS: Limits = Limits {
+    max_operations: MAX_OPERATIONS,
+    max_call_depth: 64,
+    max_string_size: 1 << 20,
+    max_array_size: 100_000,
+    max_map_size: 10_000,
+};
+
+/// The most a game may ask for.
+pub const HARD_CAPS: Limits = Limits {
+    max_operations: 100_000_000,
+    max_call_depth: 256,
+    max_string_size: 1 << 24,
+    max_array_size: 1_000_000,
+    max_map_size: 1_000_000,
+};
+
 /// A game's compiled scripts.
 pub struct Scripts {
     engine: Engine,
     ast: AST,
     /// The file each function (by name) was last defined in.
     files: std::collections::HashMap<String, std::path::PathBuf>,
+    /// Limits in force.
+    limits: Limits,
 }
 
 /// A syntax error in a script file.
@@ -102,17 +137,24 @@ impl Scripts {
     /// An empty script set with the full game API registered and the sandbox limits set.
     pub fn new() -> Self {
         let mut engine = Engine::new();
-        engine.set_max_operations(MAX_OPERATIONS);
-        engine.set_max_call_levels(64);
         engine.set_max_expr_depths(128, 64);
-        engine.set_max_string_size(1 << 20);
-        engine.set_max_array_size(100_000);
-        engine.set_max_map_size(10_000);
         engine.disable_symbol("eval");
         engine.on_print(|s| eprintln!("[script] {s}"));
         engine.on_debug(|s, src, pos| eprintln!("[script debug] {}:{pos}: {s}", src.unwrap_or("?")));
         crate::api::register(&mut engine);
-        Scripts { engine, ast: AST::empty(), files: Default::default() }
+        let mut scripts = Scripts { engine, ast: AST::empty(), files: Default::default(), limits: DEFAULT_LIMITS };
+        scripts.set_limits(DEFAULT_LIMITS);
+        scripts
+    }
+
+    /// Applies limits (the caller keeps them within [`HARD_CAPS`]).
+    pub fn set_limits(&mut self, l: Limits) {
+        self.engine.set_max_operations(l.max_operations);
+        self.engine.set_max_call_levels(l.max_call_depth as usize);
+        self.engine.set_max_string_size(l.max_string_size as usize);
+        self.engine.set_max_array_size(l.max_array_size as usize);
+        self.engine.set_max_map_size(l.max_map_size as usize);
+        self.limits = l;
     }
 
     /// Compiles one file and adds its functions, replacing same-named ones already added.
@@ -131,6 +173,11 @@ impl Scripts {
         }
         self.ast = self.ast.merge(&ast);
         Ok(())
+    }
+
+    /// The registered API's metadata as JSON (Rhai's format), without the standard library.
+    pub fn metadata_json(&self) -> String {
+        self.engine.gen_fn_metadata_to_json(false).unwrap_or_default()
     }
 
     /// Every script function as `(name, number of parameters)`.
@@ -158,7 +205,7 @@ impl Scripts {
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let result = self.engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &self.ast, &f.name, all);
         let work = handle.work.lock().ok().and_then(|mut g| g.take()).expect("script work is returned after the call");
-        (work, result.map_err(|e| describe(&f.name, &e, &self.files)))
+        (work, result.map_err(|e| describe(&f.name, &e, &self.files, &self.limits)))
     }
 }
 
@@ -168,6 +215,7 @@ fn describe(
     function: &str,
     err: &EvalAltResult,
     files: &std::collections::HashMap<String, std::path::PathBuf>,
+    limits: &Limits,
 ) -> ScriptError {
     let mut source: Option<String> = files.get(function).map(|p| p.display().to_string());
     let mut e = err;
@@ -187,7 +235,10 @@ fn describe(
     let mut message = match e {
         EvalAltResult::ErrorRuntime(d, _) => d.to_string(),
         EvalAltResult::ErrorTooManyOperations(_) => {
-            format!("exceeded the budget of {MAX_OPERATIONS} operations in one call (an endless loop?)")
+            format!(
+                "exceeded the budget of {} operations in one call (an endless loop? raise `[limits] max_operations` if not)",
+                limits.max_operations
+            )
         }
         other => {
             let text = other.to_string();

@@ -66,8 +66,14 @@ fn validate_accepts_goofspiel_and_rejects_broken_games() {
     let bad = rulebook(&["validate", "tests/bad-input/missing-zone", "tests/bad-input/rhai-syntax"]);
     assert_eq!(bad.status.code(), Some(1));
     let out = text(&bad.stdout);
-    assert!(out.contains("tests/bad-input/missing-zone/game.toml:9:8: error[E0310]"), "{out}");
-    assert!(out.contains("rules.rhai:2:13: error[E0200]"), "{out}");
+    assert!(out.contains("error[E0310]: unknown zone `hnad` (did you mean `hand`?)"), "{out}");
+    assert!(out.contains("--> tests/bad-input/missing-zone/game.toml:9:8"), "{out}");
+    assert!(out.contains("--> tests/bad-input/rhai-syntax/rules.rhai:2:13"), "{out}");
+    let github = rulebook(&["validate", "--format", "github", "tests/bad-input/missing-zone"]);
+    assert_eq!(
+        text(&github.stdout).lines().next().unwrap(),
+        "::error file=tests/bad-input/missing-zone/game.toml,line=9,col=8,title=E0310::unknown zone `hnad` (did you mean `hand`?)"
+    );
     let json = rulebook(&["validate", "--format", "json", "tests/bad-input/missing-zone"]);
     let line: serde_json::Value = serde_json::from_str(text(&json.stdout).lines().next().unwrap()).unwrap();
     assert_eq!(line["code"], "E0310");
@@ -233,4 +239,60 @@ fn replay_prints_the_log_redacted_for_a_seat() {
     assert!(full_log.lines().any(|l| l.starts_with("P2 committed ") && l != "P2 committed (bid)"), "{full_log}");
     assert!(p1_log.lines().all(|l| !l.starts_with("P2 committed ") || l == "P2 committed (bid)"), "{p1_log}");
     std::fs::remove_file(&file).ok();
+}
+
+#[test]
+fn committed_schemas_match_the_engine() {
+    use rulebook::schema::{schema_json, SchemaKind};
+    for kind in [SchemaKind::Game, SchemaKind::Variant] {
+        let committed = std::fs::read_to_string(crate::root().join("schemas").join(kind.file_name())).unwrap();
+        assert!(
+            committed == schema_json(kind),
+            "schemas/{} is out of date: run `rulebook schema --write schemas`",
+            kind.file_name()
+        );
+    }
+    let o = rulebook(&["schema", "variant"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert_eq!(v["title"], "Rulebook variant file");
+    assert_eq!(v["definitions"]["ZoneDef"]["additionalProperties"], false);
+}
+
+#[test]
+fn every_bundled_toml_file_names_its_schema() {
+    let mut missing = Vec::new();
+    let mut dirs = vec![crate::root().join("games")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                let first = std::fs::read_to_string(&p).unwrap().lines().next().unwrap_or_default().to_string();
+                let want = if p.parent().is_some_and(|d| d.ends_with("variants")) {
+                    "variant.schema.json"
+                } else {
+                    "game.schema.json"
+                };
+                if !(first.starts_with("#:schema ") && first.ends_with(want)) {
+                    missing.push(p.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "these files do not start with a `#:schema` line: {missing:?}");
+}
+
+#[test]
+fn script_api_reference_is_generated_and_complete() {
+    let committed = std::fs::read_to_string(crate::root().join("games/SCRIPT_API.md")).unwrap();
+    assert!(
+        committed == rulebook::api_doc::markdown(),
+        "games/SCRIPT_API.md is out of date: run `rulebook api > games/SCRIPT_API.md`"
+    );
+    let entries = rulebook::api_doc::entries();
+    assert!(entries.len() >= 60, "{}", entries.len());
+    let undocumented: Vec<&str> = entries.iter().filter(|e| e.doc.is_empty()).map(|e| e.call.as_str()).collect();
+    assert!(undocumented.is_empty(), "undocumented script functions: {undocumented:?}");
 }

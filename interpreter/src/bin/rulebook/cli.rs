@@ -32,6 +32,31 @@ pub enum Command {
     Test(TestArgs),
     /// Replay a recorded game (*.transcript) and check it reproduces.
     Replay(ReplayArgs),
+    /// Print the JSON Schema (draft-07) of game or variant files.
+    Schema(SchemaArgs),
+    /// Print the script API reference (Markdown), generated from the engine.
+    Api,
+}
+
+/// Which schema.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaFor {
+    /// game.toml and the files it includes.
+    Game,
+    /// variants/*.toml.
+    Variant,
+}
+
+/// `rulebook schema`
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Which file kind.
+    #[arg(value_enum, default_value_t = SchemaFor::Game)]
+    pub kind: SchemaFor,
+    /// Write both schemas into this folder (as game.schema.json and variant.schema.json)
+    /// instead of printing one.
+    #[arg(long, value_name = "DIR")]
+    pub write: Option<PathBuf>,
 }
 
 /// `rulebook test`
@@ -142,6 +167,8 @@ pub enum Format {
     Human,
     /// One JSON object per diagnostic, one per line.
     Json,
+    /// GitHub Actions workflow commands (annotations on pull requests).
+    Github,
 }
 
 /// `rulebook validate`
@@ -156,4 +183,7 @@ pub struct ValidateArgs {
     /// Smoke playouts per player count and variant (0 to skip).
     #[arg(long, default_value_t = 3)]
     pub playouts: u64,
+    /// Treat warnings as errors (`--deny warnings`).
+    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
+    pub deny: Option<String>,
 }

@@ -6,6 +6,7 @@ mod locate;
 mod play;
 mod render;
 mod replay;
+mod report;
 mod simulate;
 mod test;
 mod validate;
@@ -18,6 +19,30 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `rulebook schema`: print one schema or write both.
+fn schema(args: &cli::SchemaArgs) -> Result<ExitCode, String> {
+    use rulebook::schema::{schema_json, SchemaKind};
+    match &args.write {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            for kind in [SchemaKind::Game, SchemaKind::Variant] {
+                let path = dir.join(kind.file_name());
+                std::fs::write(&path, schema_json(kind))
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                eprintln!("wrote {}", path.display());
+            }
+        }
+        None => print!(
+            "{}",
+            schema_json(match args.kind {
+                cli::SchemaFor::Game => SchemaKind::Game,
+                cli::SchemaFor::Variant => SchemaKind::Variant,
+            })
+        ),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let result = match &cli.command {
@@ -27,6 +52,11 @@ fn main() -> ExitCode {
         cli::Command::Validate(a) => validate::run(&cli, a),
         cli::Command::Test(a) => test::run(&cli, a),
         cli::Command::Replay(a) => replay::run(&cli, a),
+        cli::Command::Schema(a) => schema(a),
+        cli::Command::Api => {
+            print!("{}", rulebook::api_doc::markdown());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,

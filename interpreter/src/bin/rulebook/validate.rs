@@ -6,21 +6,8 @@ use rulebook::diag::{Diagnostic, Location};
 use rulebook::rng::derive_seed;
 use rulebook::sim::play_one;
 use rulebook::{load_game, LoadOptions};
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-#[derive(Serialize)]
-struct JsonDiagnostic<'a> {
-    game: String,
-    severity: rulebook::Severity,
-    code: &'a str,
-    message: &'a str,
-    file: Option<String>,
-    line: Option<usize>,
-    column: Option<usize>,
-    help: Option<&'a str>,
-}
 
 fn game_folders(path: &Path) -> Vec<PathBuf> {
     if path.join("game.toml").is_file() {
@@ -40,6 +27,7 @@ fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
     let base = load_game(folder, &LoadOptions::default());
     let mut diags = base.diagnostics;
     let Some(game) = base.game else { return diags };
+    diags.extend(rulebook::lint::lint(&game));
     let mut setups: Vec<Vec<String>> = vec![vec![]];
     for v in &game.rules.available_variants {
         let loaded = load_game(folder, &LoadOptions { variants: vec![v.name.clone()], options: vec![] });
@@ -47,6 +35,7 @@ fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
             d.message = format!("variant `{}`: {}", v.name, d.message);
             diags.push(d);
         }
+        diags.extend(rulebook::lint::lint_variant(folder, &v.name));
         setups.push(vec![v.name.clone()]);
     }
     for variants in setups {
@@ -118,28 +107,20 @@ pub fn run(_cli: &Cli, args: &ValidateArgs) -> Result<ExitCode, String> {
             }
         }
     }
-    Ok(if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }).inspect(|_| {
-        if args.format == Format::Human && errors + warnings > 0 {
-            eprintln!("{errors} error(s), {warnings} warning(s)");
-        }
-    })
+    let deny_warnings = args.deny.is_some();
+    Ok(if errors > 0 || (deny_warnings && warnings > 0) { ExitCode::from(1) } else { ExitCode::SUCCESS }).inspect(
+        |_| {
+            if args.format == Format::Human && errors + warnings > 0 {
+                eprintln!("{errors} error(s), {warnings} warning(s)");
+            }
+        },
+    )
 }
 
 fn print_one(format: Format, game: &str, d: &Diagnostic) {
     match format {
-        Format::Human => println!("{d}"),
-        Format::Json => {
-            let j = JsonDiagnostic {
-                game: game.to_string(),
-                severity: d.severity,
-                code: d.code,
-                message: &d.message,
-                file: d.location.as_ref().map(|l| l.file.display().to_string()),
-                line: d.location.as_ref().map(|l| l.line),
-                column: d.location.as_ref().map(|l| l.column),
-                help: d.help.as_deref(),
-            };
-            println!("{}", serde_json::to_string(&j).unwrap_or_default());
-        }
+        Format::Human => println!("{}\n", crate::report::human(d)),
+        Format::Json => println!("{}", crate::report::json(game, d)),
+        Format::Github => println!("{}", crate::report::github(d)),
     }
 }
