@@ -157,10 +157,19 @@ impl SourceMap {
                 format!("[{section}.\"{name}\"]"),
             ]
         };
+        // A key written inside `[section]` itself (`name = ...`).
+        let in_section = (!name.is_empty()).then(|| (format!("[{section}]"), format!("\n{name} =")));
         for file in self.files.iter().rev() {
             for n in &needles {
                 if let Some(i) = file.text.find(n.as_str()) {
                     return Some(locate_in(&file.path, &file.text, i));
+                }
+            }
+            if let Some((header, key)) = &in_section {
+                if let Some(h) = file.text.find(header.as_str()) {
+                    if let Some(i) = file.text[h..].find(key.as_str()) {
+                        return Some(locate_in(&file.path, &file.text, h + i + 1));
+                    }
                 }
             }
         }

@@ -82,7 +82,7 @@ impl Loader {
         }
         let mut merged: Table = DeTable::new();
         let mut layers = Vec::new();
-        self.read_layer(folder, &mut merged, &mut layers, &mut Vec::new());
+        self.read_layer(folder, &mut merged, &mut layers, &mut Vec::new(), None);
         if self.diags.iter().any(Diagnostic::is_error) {
             // A file that does not parse (or a missing base) would only cause follow-on noise.
             return None;
@@ -136,7 +136,8 @@ impl Loader {
             }
         };
         if file.variant.is_some() {
-            self.error_at("E0004", "`[variant]` is only allowed in files under variants/", None);
+            let loc = self.key("variant", "");
+            self.error_at("E0004", "`[variant]` is only allowed in files under variants/", loc);
         }
 
         let mut scripts_compiled = self.compile_scripts(&scripts);
@@ -210,10 +211,18 @@ impl Loader {
         }
     }
 
-    fn read_layer(&mut self, folder: &Path, merged: &mut Table, layers: &mut Vec<Layer>, chain: &mut Vec<PathBuf>) {
+    fn read_layer(
+        &mut self,
+        folder: &Path,
+        merged: &mut Table,
+        layers: &mut Vec<Layer>,
+        chain: &mut Vec<PathBuf>,
+        via: Option<std::ops::Range<usize>>,
+    ) {
         let canonical = folder.canonicalize().unwrap_or_else(|_| folder.to_path_buf());
         if chain.contains(&canonical) {
-            self.error_at("E0006", format!("`extends` forms a cycle through `{}`", folder.display()), None);
+            self.error("E0006", format!("`extends` forms a cycle back to `{}`", folder.display()), via).help =
+                Some("a game may extend a base game, which may extend another, but never itself".into());
             return;
         }
         chain.push(canonical);
@@ -224,7 +233,7 @@ impl Loader {
         if let Some(base) = get_str(&table, &["game", "extends"]) {
             let base_folder = folder.join(base.get_ref());
             if base_folder.join("game.toml").is_file() {
-                self.read_layer(&base_folder, merged, layers, chain);
+                self.read_layer(&base_folder, merged, layers, chain, Some(base.span()));
             } else {
                 self.error(
                     "E0007",
@@ -328,7 +337,7 @@ impl Loader {
                     let msg = if arities.is_empty() {
                         format!("{what}: {}", unknown("script function", &name, known.iter()))
                     } else {
-                        format!("{what}: script function `{name}` takes {arities:?} arguments, but the engine calls it with {arity} (or {})", arity + 1)
+                        format!("{what}: script function `{name}` takes {} argument(s), but the engine calls it with {arity} (or {})", arities.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(" or "), arity + 1)
                     };
                     l.error("E0301", msg, Some(r.span()));
                 }
@@ -703,7 +712,10 @@ impl Loader {
         });
         if let Some(s) = r.score {
             if !r.tracks[s].per_player {
-                self.error_at("E0335", "`[game] score` must name a per-player track", None);
+                {
+                    let loc = self.key("game", "");
+                    self.error_at("E0335", "`[game] score` must name a per-player track", loc);
+                }
             }
         }
         r

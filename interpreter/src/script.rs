@@ -234,6 +234,10 @@ fn describe(
     let pos = e.position();
     let mut message = match e {
         EvalAltResult::ErrorRuntime(d, _) => d.to_string(),
+        EvalAltResult::ErrorStackOverflow(_) => format!(
+            "runaway recursion: more than {} nested calls (raise `[limits] max_call_depth` if the rule really needs them)",
+            limits.max_call_depth
+        ),
         EvalAltResult::ErrorTooManyOperations(_) => {
             format!(
                 "exceeded the budget of {} operations in one call (an endless loop? raise `[limits] max_operations` if not)",

@@ -296,3 +296,29 @@ fn script_api_reference_is_generated_and_complete() {
     let undocumented: Vec<&str> = entries.iter().filter(|e| e.doc.is_empty()).map(|e| e.call.as_str()).collect();
     assert!(undocumented.is_empty(), "undocumented script functions: {undocumented:?}");
 }
+
+#[test]
+fn every_diagnostic_code_is_explained() {
+    let page = std::fs::read_to_string(crate::root().join("games/DIAGNOSTICS.md")).unwrap();
+    let mut missing = Vec::new();
+    let mut dirs = vec![crate::root().join("interpreter/src")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                for (i, _) in text.match_indices("\"E0").chain(text.match_indices("\"W0")) {
+                    let code = &text[i + 1..i + 6];
+                    if code[1..].chars().all(|c| c.is_ascii_digit()) && !page.contains(&format!("| {code} |")) {
+                        missing.push(code.to_string());
+                    }
+                }
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(missing.is_empty(), "codes missing from games/DIAGNOSTICS.md: {missing:?}");
+}

@@ -4,6 +4,8 @@
 mod bad_input;
 mod cli;
 mod engine;
+mod fuzz;
+mod flaschenteufel;
 mod golden;
 mod oracle;
 mod scenarios;

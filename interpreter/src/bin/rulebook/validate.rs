@@ -46,9 +46,16 @@ fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
                 let seed = derive_seed(0x5EED, i);
                 if let Err(f) = play_one(&g, players, i, seed, "random") {
                     let variant_flags: String = variants.iter().map(|v| format!(" --variant {v}")).collect();
+                    // Script failures point into the script; a flow that never stops at the
+                    // `[flow]` table; other rule failures at the game file.
                     let location = match &f.error {
                         rulebook::PlayError::Script(e) => e.location.clone(),
-                        _ => None,
+                        rulebook::PlayError::StepLimit(_) => g.sources.locate_key("flow", ""),
+                        _ => g.sources.files().first().map(|f| rulebook::diag::Location {
+                            file: f.path.clone(),
+                            line: 1,
+                            column: 1,
+                        }),
                     };
                     diags.push(
                         Diagnostic::error(
