@@ -35,7 +35,7 @@ fn hand_written_hand(seed: u64) -> Vec<i64> {
     let mut cards = deck();
     rng.shuffle(&mut cards);
     let mut hands: Vec<Vec<(i64, u8, i64)>> = cards.chunks(9).map(<[_]>::to_vec).collect();
-    let mut pick = |rng: &mut GameRng, h: &mut Vec<(i64, u8, i64)>| h.swap_remove(rng.below(h.len() as u64) as usize);
+    let pick = |rng: &mut GameRng, h: &mut Vec<(i64, u8, i64)>| h.swap_remove(rng.below(h.len() as u64) as usize);
     let pot: i64 = (0..N).map(|p| pick(&mut rng, &mut hands[p]).2).sum();
     let left: Vec<_> = (0..N).map(|p| pick(&mut rng, &mut hands[p])).collect();
     let right: Vec<_> = (0..N).map(|p| pick(&mut rng, &mut hands[p])).collect();

@@ -711,7 +711,7 @@ impl Loader {
             })
         });
         if let Some(s) = r.score {
-            if !r.tracks[s].per_player {
+            if r.tracks.get(s).is_some_and(|t| !t.per_player) {
                 {
                     let loc = self.key("game", "");
                     self.error_at("E0335", "`[game] score` must name a per-player track", loc);
@@ -988,15 +988,12 @@ impl Loader {
                 }
             }
         }
-        if let Some(z) = d.zone {
-            if r.zones[z].per_player != d.per_player {
+        if let Some(zone) = d.zone.and_then(|z| r.zones.get(z)) {
+            if zone.per_player != d.per_player {
                 let msg = if d.per_player {
-                    format!(
-                        "{what}: `per_player` instances need a per-player zone, and `{}` is global",
-                        r.zones[z].name
-                    )
+                    format!("{what}: `per_player` instances need a per-player zone, and `{}` is global", zone.name)
                 } else {
-                    format!("{what}: `{}` is a per-player zone; add `per_player = true` to the instances or deal them in a script", r.zones[z].name)
+                    format!("{what}: `{}` is a per-player zone; add `per_player = true` to the instances or deal them in a script", zone.name)
                 };
                 self.error("E0312", msg, type_zone_ref.map(Spanned::span));
                 return None;

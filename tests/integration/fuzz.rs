@@ -110,7 +110,8 @@ fn fuzz_game_loading_and_playouts() {
         let game = &games[rng.below(games.len() as u64) as usize];
         let _ = std::fs::remove_dir_all(&work);
         copy_dir(game, &work);
-        let files: Vec<PathBuf> = files_of(&work).into_iter().filter(|p| !p.extension().is_some_and(|x| x == "scenario")).collect();
+        let files: Vec<PathBuf> =
+            files_of(&work).into_iter().filter(|p| p.extension().is_none_or(|x| x != "scenario")).collect();
         let target = &files[rng.below(files.len() as u64) as usize];
         let original = std::fs::read_to_string(target).unwrap();
         let mut text = original.clone();
@@ -132,7 +133,12 @@ fn fuzz_game_loading_and_playouts() {
             Err(_) => {
                 let dir = crash_dir().join(format!("load-{runs}"));
                 copy_dir(&work, &dir);
-                panic!("the engine panicked on a mutated {} ({}); input saved in {}", game.display(), target.display(), dir.display());
+                panic!(
+                    "the engine panicked on a mutated {} ({}); input saved in {}",
+                    game.display(),
+                    target.display(),
+                    dir.display()
+                );
             }
         }
     }
@@ -143,7 +149,11 @@ fn fuzz_game_loading_and_playouts() {
 
 #[test]
 fn fuzz_scenario_parser_and_runner() {
-    let seeds: Vec<String> = files_of(&crate::root().join("games")).into_iter().filter(|p| p.extension().is_some_and(|x| x == "scenario")).map(|p| std::fs::read_to_string(p).unwrap()).collect();
+    let seeds: Vec<String> = files_of(&crate::root().join("games"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "scenario"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
     let mut rng = GameRng::new(std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(2));
     let mut runner = rulebook::scenario::Runner::new(crate::rel("games"));
     let started = Instant::now();

@@ -4,8 +4,8 @@
 mod bad_input;
 mod cli;
 mod engine;
-mod fuzz;
 mod flaschenteufel;
+mod fuzz;
 mod golden;
 mod oracle;
 mod scenarios;
