@@ -287,8 +287,28 @@ pub struct DecisionDef {
     /// What happens when a player has no legal option: `"error"` (default: the rules are
     /// broken) or `"skip"` (that player is not asked; e.g. nothing left to take).
     pub if_no_options: Option<String>,
+    /// For component options (`from`): the follow rule of trick-taking games, judged by the
+    /// engine. If any option matches the value to follow, only those are legal.
+    pub follow: Option<FollowDef>,
     /// For a commit: let the engine judge the revealed components (no script needed).
     pub contest: Option<ContestDef>,
+}
+
+/// `follow = { ... }`: options must match a led value (e.g. the suit) when they can.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct FollowDef {
+    /// The component property compared (e.g. `"suit"`).
+    pub by: String,
+    /// A global var holding the value to follow.
+    #[schemars(with = "Option<String>")]
+    pub var: Option<Ref>,
+    /// Or: a global zone whose first component's `by` is the value to follow.
+    #[schemars(with = "Option<String>")]
+    pub zone: Option<Ref>,
+    /// The var's value that means "nothing to follow yet" (besides `()` and an empty zone).
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub free: Option<toml::Value>,
 }
 
 /// Which end of a comparison wins.

@@ -6,7 +6,7 @@ use crate::api::card_map;
 use crate::def::{Best, Ties};
 use crate::error::PlayError;
 use crate::log::{Event, EventKind};
-use crate::rules::{Contest, FnRef, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind};
+use crate::rules::{Contest, FnRef, FollowFrom, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind};
 use crate::script::Work;
 use crate::state::{Choice, Frame, Outcome, Pending, State};
 use crate::value::Value;
@@ -219,6 +219,26 @@ impl Game {
                         }
                     }
                     out.push(Choice::Component(c));
+                }
+                if let Some(f) = &d.follow {
+                    let st = &work.state;
+                    let led = match f.from {
+                        FollowFrom::Var(v) => st.vars[v][0].clone(),
+                        FollowFrom::Zone(z) => st.zones[z][0]
+                            .cards
+                            .first()
+                            .and_then(|c| st.components.list[*c as usize].props.get(&f.by).cloned())
+                            .unwrap_or(Value::Unit),
+                    };
+                    if led != Value::Unit && led != f.free {
+                        let matches = |c: &Choice| match c {
+                            Choice::Component(i) => st.components.list[*i as usize].props.get(&f.by) == Some(&led),
+                            Choice::Scripted { .. } => false,
+                        };
+                        if out.iter().any(matches) {
+                            out.retain(matches);
+                        }
+                    }
                 }
                 Ok(out)
             }

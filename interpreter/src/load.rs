@@ -551,6 +551,55 @@ impl Loader {
                 secret: d.secret,
                 auto: d.auto.as_ref().map(|f| check_fn(self, f, 3, "auto")),
                 auto_if: d.auto_if.as_ref().map(|f| check_fn(self, f, 2, "auto_if")),
+                follow: d.follow.as_ref().and_then(|f| {
+                    let loc = self.key("decisions", name);
+                    if d.from.is_none() {
+                        self.error_at("E0323", format!("decision `{name}`: `follow` only applies with `from`"), loc);
+                        return None;
+                    }
+                    let from = match (&f.var, &f.zone) {
+                        (Some(v), None) => match r.var(v.get_ref()) {
+                            Ok(i) if !r.vars[i].per_player => FollowFrom::Var(i),
+                            Ok(_) => {
+                                self.error(
+                                    "E0323",
+                                    format!("decision `{name}`: `follow.var` must be a global var"),
+                                    Some(v.span()),
+                                );
+                                return None;
+                            }
+                            Err(m) => {
+                                self.error("E0310", m, Some(v.span()));
+                                return None;
+                            }
+                        },
+                        (None, Some(z)) => match r.zone(z.get_ref()) {
+                            Ok(i) if !r.zones[i].per_player => FollowFrom::Zone(i),
+                            Ok(_) => {
+                                self.error(
+                                    "E0323",
+                                    format!("decision `{name}`: `follow.zone` must be a global zone"),
+                                    Some(z.span()),
+                                );
+                                return None;
+                            }
+                            Err(m) => {
+                                self.error("E0310", m, Some(z.span()));
+                                return None;
+                            }
+                        },
+                        _ => {
+                            self.error_at(
+                                "E0323",
+                                format!("decision `{name}`: `follow` needs exactly one of `var` or `zone`"),
+                                loc,
+                            );
+                            return None;
+                        }
+                    };
+                    let free = f.free.as_ref().and_then(|v| Value::from_toml(v).ok()).unwrap_or(Value::Unit);
+                    Some(Follow { by: f.by.clone(), from, free })
+                }),
                 contest: d.contest.as_ref().and_then(|c| self.contest(&r, name, c)),
                 skip_if_no_options: match d.if_no_options.as_deref() {
                     None | Some("error") => false,

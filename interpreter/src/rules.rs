@@ -161,10 +161,32 @@ pub struct DecisionInfo {
     pub auto: Option<FnRef>,
     /// Which seats answer automatically (all, when `auto` is set and this is not).
     pub auto_if: Option<FnRef>,
+    /// Engine-judged follow rule for component options.
+    pub follow: Option<Follow>,
     /// Engine-judged comparison of revealed components.
     pub contest: Option<Contest>,
     /// A player with no legal option is not asked (instead of an error).
     pub skip_if_no_options: bool,
+}
+
+/// Where the value to follow comes from.
+#[derive(Clone, Debug)]
+pub enum FollowFrom {
+    /// A global var.
+    Var(usize),
+    /// The first component of a global zone.
+    Zone(usize),
+}
+
+/// A resolved `follow` rule.
+#[derive(Clone, Debug)]
+pub struct Follow {
+    /// Property compared.
+    pub by: String,
+    /// Source of the led value.
+    pub from: FollowFrom,
+    /// Value meaning "nothing to follow".
+    pub free: Value,
 }
 
 /// A resolved `[decisions.NAME.contest]`.
