@@ -348,6 +348,13 @@ pub fn register(engine: &mut Engine) {
     // Players and turns.
     reg!(engine, "get$players", "The number of seats.", &["game: Game", "i64"], |h: &mut GameHandle| h
         .with(|_, w| Ok(w.state.players as i64)));
+    reg!(
+        engine,
+        "get$logging",
+        "Whether the game records its log (false in simulations): skip building log text when it is not.",
+        &["game: Game", "bool"],
+        |h: &mut GameHandle| h.with(|_, w| Ok(w.logging))
+    );
     reg!(engine, "get$current", "The current player (0-based seat).", &["game: Game", "i64"], |h: &mut GameHandle| h
         .with(|_, w| Ok(w.state.current as i64)));
     reg!(

@@ -453,7 +453,7 @@ impl Game {
             let c = &pending.options[0][pending.chosen[0].expect("chosen")];
             if work.logging {
                 let label = self.choice_label(&work.state, pending.decision, c);
-                let who = self.rules.seat_name(p);
+                let who = d.actor.clone().unwrap_or_else(|| self.rules.seat_name(p));
                 work.events.push(if d.secret {
                     Event::private(
                         EventKind::Decision,

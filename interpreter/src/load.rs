@@ -601,6 +601,7 @@ impl Loader {
                     Some(Follow { by: f.by.clone(), from, free })
                 }),
                 contest: d.contest.as_ref().and_then(|c| self.contest(&r, name, c)),
+                actor: d.actor.clone(),
                 skip_if_no_options: match d.if_no_options.as_deref() {
                     None | Some("error") => false,
                     Some("skip") => true,

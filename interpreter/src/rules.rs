@@ -167,6 +167,8 @@ pub struct DecisionInfo {
     pub contest: Option<Contest>,
     /// A player with no legal option is not asked (instead of an error).
     pub skip_if_no_options: bool,
+    /// Name the log uses for the decider.
+    pub actor: Option<String>,
 }
 
 /// Where the value to follow comes from.

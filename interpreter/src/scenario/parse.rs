@@ -35,6 +35,8 @@ pub struct Header {
     pub players: Option<usize>,
     /// Seed.
     pub seed: Option<u64>,
+    /// Names for the seats in order (`seats Jeroen Molly ...`), usable wherever a seat is named.
+    pub seats: Vec<String>,
 }
 
 impl Header {
@@ -48,6 +50,9 @@ impl Header {
         h.options.extend(over.options.iter().cloned());
         h.players = over.players.or(h.players);
         h.seed = over.seed.or(h.seed);
+        if !over.seats.is_empty() {
+            h.seats = over.seats.clone();
+        }
         h
     }
 }
@@ -108,6 +113,8 @@ pub enum Expectation {
     ZoneEquals { zone: String, seat: Option<String>, ids: Vec<String> },
     /// A zone holds these components.
     ZoneContains { zone: String, seat: Option<String>, ids: Vec<String> },
+    /// A zone holds none of these components.
+    ZoneExcludes { zone: String, seat: Option<String>, ids: Vec<String> },
     /// A zone's size.
     Count { zone: String, seat: Option<String>, value: i64 },
     /// The pending decision (and who must still answer).
@@ -130,8 +137,9 @@ pub enum Expectation {
     Winners(Vec<String>),
     /// A seat's view shows (or hides) a text, e.g. a component id.
     View { seat: String, shows: bool, text: String },
-    /// The log (as a seat reads it, or the full log) has a line containing the text.
-    Log { seat: Option<String>, text: String },
+    /// The log (as a seat reads it, or the full log) has a line containing the text, or
+    /// (`lacks`) has none.
+    Log { seat: Option<String>, text: String, present: bool },
     /// The state's hash.
     Hash(String),
     /// The current player.
@@ -177,6 +185,8 @@ fn words(rule: &Rule) -> String {
         }
         Rule::exp_winners | Rule::exp_view | Rule::exp_log | Rule::exp_hash | Rule::exp_current => "an expectation",
         Rule::contains => "`contains IDS`",
+        Rule::log_contains | Rule::log_lacks => "`contains` or `lacks`",
+        Rule::seats => "`seats NAME...`",
         Rule::includes => "`includes IDS`",
         Rule::excludes => "`excludes IDS`",
         Rule::equals => "`= [...]`",
@@ -256,6 +266,7 @@ fn header_line(h: &mut Header, pair: Pair<'_, Rule>) {
         }
         Rule::players => h.players = inner.next().and_then(|p| p.as_str().parse().ok()),
         Rule::seed => h.seed = inner.next().and_then(|p| p.as_str().parse().ok()),
+        Rule::seats => h.seats = inner.map(|p| p.as_str().to_string()).collect(),
         _ => {}
     }
 }
@@ -287,8 +298,8 @@ fn unescape(s: &str) -> String {
 /// Quotes a text for writing back into a file when it is not a plain token.
 pub fn quote(s: &str) -> String {
     let plain = !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.:/'".contains(c))
-        && !["contains", "chooses", "includes", "excludes", "shows", "hides", "for", "nobody"].contains(&s);
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.:/'+".contains(c))
+        && !["contains", "lacks", "chooses", "includes", "excludes", "shows", "hides", "for", "nobody"].contains(&s);
     if plain {
         s.to_string()
     } else {
@@ -351,7 +362,7 @@ fn scenario(pair: Pair<'_, Rule>) -> Scenario {
                 s.description = st.into_inner().next().map(text);
                 continue;
             }
-            Rule::game | Rule::variant | Rule::option | Rule::players | Rule::seed => {
+            Rule::game | Rule::variant | Rule::option | Rule::players | Rule::seed | Rule::seats => {
                 header_line(&mut s.header, st);
                 continue;
             }
@@ -405,7 +416,7 @@ fn expectation(e: Pair<'_, Rule>) -> Expectation {
         Rule::exp_zone => {
             let (zone, seat) = name_seat(&mut inner);
             let body = inner.next().expect("zone expectation body");
-            let contains = body.as_rule() == Rule::contains;
+            let kind = body.as_rule();
             let list: Vec<String> = body
                 .into_inner()
                 .flat_map(|p| {
@@ -416,10 +427,10 @@ fn expectation(e: Pair<'_, Rule>) -> Expectation {
                     }
                 })
                 .collect();
-            if contains {
-                Expectation::ZoneContains { zone, seat, ids: list }
-            } else {
-                Expectation::ZoneEquals { zone, seat, ids: list }
+            match kind {
+                Rule::contains => Expectation::ZoneContains { zone, seat, ids: list },
+                Rule::excludes => Expectation::ZoneExcludes { zone, seat, ids: list },
+                _ => Expectation::ZoneEquals { zone, seat, ids: list },
             }
         }
         Rule::exp_count => {
@@ -466,7 +477,8 @@ fn expectation(e: Pair<'_, Rule>) -> Expectation {
             } else {
                 None
             };
-            Expectation::Log { seat: s, text: inner.next().map(text).unwrap_or_default() }
+            let present = inner.next().is_some_and(|p| p.as_rule() == Rule::log_contains);
+            Expectation::Log { seat: s, text: inner.next().map(text).unwrap_or_default(), present }
         }
         Rule::exp_hash => Expectation::Hash(inner.next().map(text).unwrap_or_default()),
         _ => Expectation::Current(seat(inner.next())),
@@ -536,7 +548,7 @@ scenario "tie" {
         assert_eq!(s.steps[11].kind, StepKind::Expect(Expectation::Winners(vec![])));
         assert_eq!(
             s.steps[13].kind,
-            StepKind::Expect(Expectation::Log { seat: Some("P1".into()), text: "committed".into() })
+            StepKind::Expect(Expectation::Log { seat: Some("P1".into()), text: "committed".into(), present: true })
         );
     }
 

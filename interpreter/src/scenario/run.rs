@@ -134,7 +134,7 @@ impl Runner {
                 }
                 dirty = false;
             }
-            let result = exec(&mut session, &step.kind, &mut dirty);
+            let result = exec(&mut session, &header.seats, &step.kind, &mut dirty);
             match result {
                 Ok(()) => {}
                 Err(Stop::Check(m)) => fail_at(&mut report, step.line, m),
@@ -156,15 +156,20 @@ enum Stop {
     Fatal(String),
 }
 
-fn seat(s: &Session<'_>, name: &str) -> Result<usize, Stop> {
+/// A seat by name: a scenario alias (`seats Jeroen Molly ...`) or the game's seat name.
+fn seat(s: &Session<'_>, al: &[String], name: &str) -> Result<usize, Stop> {
+    if let Some(p) = al.iter().position(|x| x == name).filter(|p| *p < s.players()) {
+        return Ok(p);
+    }
     s.seat(name).ok_or_else(|| {
-        let seats: Vec<String> = (0..s.players()).map(|p| s.game().rules.seat_name(p)).collect();
+        let mut seats: Vec<String> = (0..s.players()).map(|p| s.game().rules.seat_name(p)).collect();
+        seats.extend(al.iter().cloned());
         Stop::Fatal(format!("unknown seat `{name}` (seats: {})", seats.join(", ")))
     })
 }
 
-fn opt_seat(s: &Session<'_>, name: &Option<String>) -> Result<Option<usize>, Stop> {
-    name.as_deref().map(|n| seat(s, n)).transpose()
+fn opt_seat(s: &Session<'_>, al: &[String], name: &Option<String>) -> Result<Option<usize>, Stop> {
+    name.as_deref().map(|n| seat(s, al, n)).transpose()
 }
 
 fn zone_ids(s: &Session<'_>, zone: &str, owner: Option<usize>) -> Result<Vec<String>, Stop> {
@@ -186,31 +191,31 @@ fn setup_err(e: PlayError) -> Stop {
     Stop::Fatal(format!("setup: {e}"))
 }
 
-fn exec(s: &mut Session<'_>, kind: &StepKind, dirty: &mut bool) -> Result<(), Stop> {
+fn exec(s: &mut Session<'_>, al: &[String], kind: &StepKind, dirty: &mut bool) -> Result<(), Stop> {
     match kind {
         StepKind::SetZone { zone, seat: who, ids } => {
-            let owner = opt_seat(s, who)?;
+            let owner = opt_seat(s, al, who)?;
             let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
             s.arrange(zone, owner, &ids).map_err(setup_err)?;
             *dirty = true;
         }
         StepKind::SetTrack { track, seat: who, value } => {
-            let owner = opt_seat(s, who)?;
+            let owner = opt_seat(s, al, who)?;
             s.set_track(track, owner, *value).map_err(setup_err)?;
             *dirty = true;
         }
         StepKind::SetVar { var, seat: who, value } => {
-            let owner = opt_seat(s, who)?;
+            let owner = opt_seat(s, al, who)?;
             s.set_var(var, owner, value.clone()).map_err(setup_err)?;
             *dirty = true;
         }
         StepKind::SetCurrent(who) => {
-            let p = seat(s, who)?;
+            let p = seat(s, al, who)?;
             s.set_current(p).map_err(setup_err)?;
             *dirty = true;
         }
         StepKind::SetTurnOrder(seats) => {
-            let order = seats.iter().map(|n| seat(s, n)).collect::<Result<Vec<_>, _>>()?;
+            let order = seats.iter().map(|n| seat(s, al, n)).collect::<Result<Vec<_>, _>>()?;
             s.set_turn_order(order).map_err(setup_err)?;
             *dirty = true;
         }
@@ -219,19 +224,19 @@ fn exec(s: &mut Session<'_>, kind: &StepKind, dirty: &mut bool) -> Result<(), St
             *dirty = false;
         }
         StepKind::Choose { seat: who, option } => {
-            let p = seat(s, who)?;
+            let p = seat(s, al, who)?;
             s.apply(p, option).map_err(|e| Stop::Fatal(format!("{who} chooses {option}: {e}")))?;
         }
-        StepKind::Expect(e) => expect(s, e)?,
+        StepKind::Expect(e) => expect(s, al, e)?,
     }
     Ok(())
 }
 
-fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
+fn expect(s: &mut Session<'_>, al: &[String], e: &Expectation) -> Result<(), Stop> {
     let r = &s.game().rules;
     match e {
         Expectation::Track { track, seat: who, value } => {
-            let owner = opt_seat(s, who)?;
+            let owner = opt_seat(s, al, who)?;
             let t = r.track(track).map_err(Stop::Fatal)?;
             let o = match (r.tracks[t].per_player, owner) {
                 (true, Some(p)) => p,
@@ -248,7 +253,7 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
             })
         }
         Expectation::Var { var, seat: who, value } => {
-            let owner = opt_seat(s, who)?;
+            let owner = opt_seat(s, al, who)?;
             let v = r.var(var).map_err(Stop::Fatal)?;
             let o = match (r.vars[v].per_player, owner) {
                 (true, Some(p)) => p,
@@ -261,11 +266,11 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
             check(same, || format!("expected var {var} = {value}, got {got}"))
         }
         Expectation::ZoneEquals { zone, seat: who, ids } => {
-            let got = zone_ids(s, zone, opt_seat(s, who)?)?;
+            let got = zone_ids(s, zone, opt_seat(s, al, who)?)?;
             check(&got == ids, || format!("expected zone {zone} = [{}], got [{}]", ids.join(", "), got.join(", ")))
         }
         Expectation::ZoneContains { zone, seat: who, ids } => {
-            let got = zone_ids(s, zone, opt_seat(s, who)?)?;
+            let got = zone_ids(s, zone, opt_seat(s, al, who)?)?;
             let missing: Vec<&String> = ids.iter().filter(|i| !got.contains(i)).collect();
             check(missing.is_empty(), || {
                 format!(
@@ -275,8 +280,15 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
                 )
             })
         }
+        Expectation::ZoneExcludes { zone, seat: who, ids } => {
+            let got = zone_ids(s, zone, opt_seat(s, al, who)?)?;
+            let present: Vec<&str> = ids.iter().filter(|i| got.contains(i)).map(String::as_str).collect();
+            check(present.is_empty(), || {
+                format!("expected zone {zone} not to hold {}, but it does", present.join(", "))
+            })
+        }
         Expectation::Count { zone, seat: who, value } => {
-            let got = zone_ids(s, zone, opt_seat(s, who)?)?.len() as i64;
+            let got = zone_ids(s, zone, opt_seat(s, al, who)?)?.len() as i64;
             check(got == *value, || format!("expected count {zone} = {value}, got {got}"))
         }
         Expectation::Pending { decision, seats } => {
@@ -290,19 +302,19 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
             if seats.is_empty() {
                 return Ok(());
             }
-            let want = seats.iter().map(|n| seat(s, n)).collect::<Result<Vec<_>, _>>()?;
+            let want = seats.iter().map(|n| seat(s, al, n)).collect::<Result<Vec<_>, _>>()?;
             let got = s.to_act();
             let names = |v: &[usize]| v.iter().map(|p| r.seat_name(*p)).collect::<Vec<_>>().join(" ");
             check(got == want, || format!("expected pending {decision} for {}, got for {}", names(&want), names(&got)))
         }
         Expectation::OptionsEqual { seat: who, ids } => {
-            let p = seat(s, who)?;
+            let p = seat(s, al, who)?;
             let got: Vec<String> = s.options(p).into_iter().map(|o| o.id).collect();
             check(&got == ids, || format!("expected options {who} = [{}], got [{}]", ids.join(", "), got.join(", ")))
         }
         Expectation::OptionsInclude { seat: who, ids } | Expectation::OptionsExclude { seat: who, ids } => {
             let include = matches!(e, Expectation::OptionsInclude { .. });
-            let p = seat(s, who)?;
+            let p = seat(s, al, who)?;
             let opts = s.options(p);
             let has = |x: &String| opts.iter().any(|o| &o.id == x || &o.label == x);
             let wrong: Vec<&String> = ids.iter().filter(|x| has(x) != include).collect();
@@ -318,7 +330,7 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
             })
         }
         Expectation::Illegal { seat: who, option } => {
-            let p = seat(s, who)?;
+            let p = seat(s, al, who)?;
             match s.find_option(p, option) {
                 Err(PlayError::Illegal(_)) => Ok(()),
                 Err(other) => Err(Stop::Check(format!(
@@ -330,7 +342,7 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
             }
         }
         Expectation::Error { seat: who, option, message } => {
-            let p = seat(s, who)?;
+            let p = seat(s, al, who)?;
             match s.apply(p, option) {
                 Err(e) if e.to_string().contains(message.as_str()) => Ok(()),
                 Err(e) => {
@@ -347,7 +359,7 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
             let Some(o) = s.outcome() else {
                 return Err(Stop::Check("expected winners, but the game is not over".into()));
             };
-            let mut want = names.iter().map(|n| seat(s, n)).collect::<Result<Vec<_>, _>>()?;
+            let mut want = names.iter().map(|n| seat(s, al, n)).collect::<Result<Vec<_>, _>>()?;
             want.sort_unstable();
             let show = |v: &[usize]| {
                 if v.is_empty() {
@@ -359,7 +371,7 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
             check(o.winners == want, || format!("expected winners {}, got {}", show(&want), show(&o.winners)))
         }
         Expectation::View { seat: who, shows, text } => {
-            let p = seat(s, who)?;
+            let p = seat(s, al, who)?;
             let json = serde_json::to_string(&s.view(p)).unwrap_or_default();
             let found = json.contains(&format!("\"{text}\""));
             check(found == *shows, || {
@@ -370,17 +382,23 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
                 )
             })
         }
-        Expectation::Log { seat: who, text } => {
-            let viewer = opt_seat(s, who)?;
+        Expectation::Log { seat: who, text, present } => {
+            let viewer = opt_seat(s, al, who)?;
             let lines = s.log_for(viewer);
-            check(lines.iter().any(|l| l.contains(text.as_str())), || {
-                let tail: Vec<&str> = lines.iter().rev().take(5).rev().map(String::as_str).collect();
-                format!(
-                    "expected the log{} to contain \"{text}\"; its last lines: {}",
-                    who.as_ref().map(|w| format!(" of {w}")).unwrap_or_default(),
-                    tail.join(" | ")
-                )
-            })
+            let whose = who.as_ref().map(|w| format!(" of {w}")).unwrap_or_default();
+            match lines.iter().find(|l| l.contains(text.as_str())) {
+                Some(line) if !*present => {
+                    Err(Stop::Check(format!("expected the log{whose} to lack \"{text}\", but it has: {line}")))
+                }
+                None if *present => {
+                    let tail: Vec<&str> = lines.iter().rev().take(5).rev().map(String::as_str).collect();
+                    Err(Stop::Check(format!(
+                        "expected the log{whose} to contain \"{text}\"; its last lines: {}",
+                        tail.join(" | ")
+                    )))
+                }
+                _ => Ok(()),
+            }
         }
         Expectation::Hash(h) => {
             let got = s.state_hash();
@@ -389,7 +407,7 @@ fn expect(s: &mut Session<'_>, e: &Expectation) -> Result<(), Stop> {
             })
         }
         Expectation::Current(who) => {
-            let p = seat(s, who)?;
+            let p = seat(s, al, who)?;
             let got = s.state().current;
             check(got == p, || format!("expected current {who}, got {}", r.seat_name(got)))
         }

@@ -35,8 +35,13 @@ pub fn run(cli: &Cli, args: &ReplayArgs) -> Result<ExitCode, String> {
             return Err(e);
         }
         if args.log {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
             for l in &lines {
-                println!("{l}");
+                // A closed pipe (`| head`) ends the listing quietly.
+                if writeln!(out, "{l}").is_err() {
+                    return Ok(ExitCode::SUCCESS);
+                }
             }
         }
         let hashed = sc
