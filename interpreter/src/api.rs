@@ -105,7 +105,13 @@ fn event(w: &mut Work, e: impl FnOnce() -> Event) {
 fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
-        Ok(w.state.zones[z][o].cards.iter().map(|c| card_map(r, &w.state, *c)).collect())
+        let mut ids = w.state.zones[z][o].cards.clone();
+        // An unordered zone lists its components in one fixed order (declaration order), the
+        // same one views and decision options use.
+        if !r.zones[z].ordered {
+            ids.sort_unstable();
+        }
+        Ok(ids.into_iter().map(|c| card_map(r, &w.state, c)).collect())
     })
 }
 
@@ -432,14 +438,14 @@ pub fn register(engine: &mut Engine) {
     reg!(
         engine,
         "cards",
-        "The components of a global zone, bottom to top.",
+        "The components of a global zone, bottom to top (an unordered zone: in declaration order).",
         &["game: Game", "zone: &str", "Array"],
         |h: &mut GameHandle, z: &str| cards(h, z, None)
     );
     reg!(
         engine,
         "cards",
-        "The components of a player's zone, bottom to top.",
+        "The components of a player's zone, bottom to top (an unordered zone: in declaration order).",
         &["game: Game", "zone: &str", "player: i64", "Array"],
         |h: &mut GameHandle, z: &str, p: i64| cards(h, z, Some(p))
     );
