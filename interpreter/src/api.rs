@@ -404,6 +404,15 @@ pub fn register(engine: &mut Engine) {
         |h: &mut GameHandle, p: i64| h.with(|r, w| Ok(r.seat_name(player(&w.state, p)?)))
     );
 
+    // Plain helpers.
+    reg!(
+        engine,
+        "join",
+        "The items' texts joined with a separator (`[1, 2].join(\", \")` is `\"1, 2\"`).",
+        &["list: Array", "separator: &str", "String"],
+        |a: &mut Array, sep: &str| { a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(sep) }
+    );
+
     // Parameters and tables.
     reg!(
         engine,

@@ -60,7 +60,13 @@ pub fn entries() -> Vec<ApiEntry> {
                 .collect();
             let receiver = params.first().cloned().unwrap_or_default();
             let rest = params.iter().skip(1).cloned().collect::<Vec<_>>().join(", ");
-            let obj = if receiver.starts_with("game") { "game" } else { "c" };
+            let obj = if receiver.starts_with("game") {
+                "game"
+            } else if receiver.starts_with("list") {
+                "list"
+            } else {
+                "c"
+            };
             let call = if let Some(prop) = f.name.strip_prefix("get$") {
                 format!("{obj}.{prop}")
             } else if let Some(prop) = f.name.strip_prefix("set$") {
@@ -69,7 +75,8 @@ pub fn entries() -> Vec<ApiEntry> {
                 format!("{obj}.PROPERTY, {obj}[\"property\"]")
             } else if f.name == "==" || f.name == "!=" {
                 format!("a {} b", f.name)
-            } else if receiver.starts_with("game") || receiver.starts_with("component") {
+            } else if receiver.starts_with("game") || receiver.starts_with("component") || receiver.starts_with("list")
+            {
                 format!("{obj}.{}({rest})", f.name)
             } else {
                 format!("{}({})", f.name, params.join(", "))

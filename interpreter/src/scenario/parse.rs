@@ -193,6 +193,7 @@ fn words(rule: &Rule) -> String {
         Rule::shows | Rule::hides => "`shows` or `hides`",
         Rule::nobody => "`nobody`",
         Rule::ids => "one or more ids",
+        Rule::empty => "`[]` (empty)",
         Rule::list => "a list `[a, b]`",
         Rule::value => "a value",
         Rule::seat => "a seat name (like P1)",
@@ -380,7 +381,11 @@ fn statement(st: Pair<'_, Rule>) -> StepKind {
     match rule {
         Rule::set_zone => {
             let (zone, seat) = name_seat(&mut inner);
-            StepKind::SetZone { zone, seat, ids: inner.next().map(ids).unwrap_or_default() }
+            let list = match inner.next() {
+                Some(p) if p.as_rule() == Rule::ids => ids(p),
+                _ => Vec::new(),
+            };
+            StepKind::SetZone { zone, seat, ids: list }
         }
         Rule::set_track => {
             let (track, seat) = name_seat(&mut inner);
