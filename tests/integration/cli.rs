@@ -322,3 +322,65 @@ fn every_diagnostic_code_is_explained() {
     missing.dedup();
     assert!(missing.is_empty(), "codes missing from games/DIAGNOSTICS.md: {missing:?}");
 }
+
+/// Copies a bundled game into a temporary folder for a test to break.
+fn copy_of(game: &str, tag: &str) -> std::path::PathBuf {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().filter_map(Result::ok) {
+            let dest = to.join(e.file_name());
+            if e.path().is_dir() {
+                copy(&e.path(), &dest);
+            } else {
+                std::fs::copy(e.path(), dest).unwrap();
+            }
+        }
+    }
+    let to = std::env::temp_dir().join(format!("rulebook-copy-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&to);
+    copy(&crate::root().join("games").join(game), &to);
+    to
+}
+
+#[test]
+fn faults_injected_into_a_bundled_game_are_located() {
+    type Fault = (&'static str, &'static str, fn(&str) -> String, &'static str);
+    let faults: [Fault; 5] = [
+        ("syntax", "game.toml", |t| t.replacen("min_players = 2", "min_players = = 2", 1), "E0100"),
+        (
+            "unknown-key",
+            "game.toml",
+            |t| t.replacen("per_player = true\nordered", "per_playr = true\nordered", 1),
+            "E0102",
+        ),
+        ("dangling", "game.toml", |t| t.replacen("from = \"hand\"", "from = \"hands\"", 1), "E0310"),
+        ("rhai-syntax", "rules.rhai", |t| t.replacen("let best = -1;", "let best = ;", 1), "E0200"),
+        (
+            "endless-loop",
+            "rules.rhai",
+            |t| t.replacen("let prize = game.top(\"prize\");", "let prize = game.top(\"prize\"); loop {}", 1),
+            "E0900",
+        ),
+    ];
+    for (tag, file, edit, code) in faults {
+        let dir = copy_of("goofspiel", tag);
+        let path = dir.join(file);
+        let original = std::fs::read_to_string(&path).unwrap();
+        let broken = edit(&original);
+        assert_ne!(original, broken, "{tag}: the fault was not injected");
+        std::fs::write(&path, broken).unwrap();
+        let args = ["validate", "--format", "json", dir.to_str().unwrap()];
+        let started = std::time::Instant::now();
+        let o = rulebook(&args);
+        assert_eq!(o.status.code(), Some(1), "{tag}");
+        let out = text(&o.stdout);
+        let first: serde_json::Value = serde_json::from_str(
+            out.lines().find(|l| l.contains(code)).unwrap_or_else(|| panic!("{tag}: no {code}: {out}")),
+        )
+        .unwrap();
+        assert!(first["line"].as_u64().is_some() && first["file"].as_str().is_some(), "{tag}: not located: {first}");
+        // A generous bound that only catches a hang (the loop is stopped by its operation budget).
+        assert!(started.elapsed().as_secs() < 120, "{tag} took {:?}", started.elapsed());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
