@@ -58,6 +58,8 @@ pub struct Scripts {
     files: std::collections::HashMap<String, std::path::PathBuf>,
     /// Limits in force.
     limits: Limits,
+    /// Time spent per script function, when profiling is on (`rulebook simulate --profile`).
+    profile: Mutex<Option<std::collections::HashMap<String, (u64, std::time::Duration)>>>,
 }
 
 /// A syntax error in a script file.
@@ -142,7 +144,13 @@ impl Scripts {
         engine.on_print(|s| eprintln!("[script] {s}"));
         engine.on_debug(|s, src, pos| eprintln!("[script debug] {}:{pos}: {s}", src.unwrap_or("?")));
         crate::api::register(&mut engine);
-        let mut scripts = Scripts { engine, ast: AST::empty(), files: Default::default(), limits: DEFAULT_LIMITS };
+        let mut scripts = Scripts {
+            engine,
+            ast: AST::empty(),
+            files: Default::default(),
+            limits: DEFAULT_LIMITS,
+            profile: Mutex::new(None),
+        };
         scripts.set_limits(DEFAULT_LIMITS);
         scripts
     }
@@ -175,6 +183,26 @@ impl Scripts {
         Ok(())
     }
 
+    /// Starts measuring the time spent in each script function (measuring does not change
+    /// any game: it only reads the clock around calls).
+    pub fn start_profile(&self) {
+        if let Ok(mut p) = self.profile.lock() {
+            *p = Some(Default::default());
+        }
+    }
+
+    /// Calls and time per script function since [`Scripts::start_profile`], most time first.
+    pub fn profile(&self) -> Vec<(String, u64, std::time::Duration)> {
+        let mut out: Vec<(String, u64, std::time::Duration)> = self
+            .profile
+            .lock()
+            .ok()
+            .and_then(|p| p.as_ref().map(|m| m.iter().map(|(k, (n, t))| (k.clone(), *n, *t)).collect()))
+            .unwrap_or_default();
+        out.sort_by(|a, b| b.2.cmp(&a.2));
+        out
+    }
+
     /// The registered API's metadata as JSON (Rhai's format), without the standard library.
     pub fn metadata_json(&self) -> String {
         self.engine.gen_fn_metadata_to_json(false).unwrap_or_default()
@@ -203,7 +231,16 @@ impl Scripts {
             all.push(ctx.to_dynamic());
         }
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
+        let profiling = self.profile.lock().is_ok_and(|p| p.is_some());
+        let started = profiling.then(std::time::Instant::now);
         let result = self.engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &self.ast, &f.name, all);
+        if let (Some(t), Ok(mut p)) = (started, self.profile.lock()) {
+            if let Some(m) = p.as_mut() {
+                let e = m.entry(f.name.clone()).or_default();
+                e.0 += 1;
+                e.1 += t.elapsed();
+            }
+        }
         let work = handle.work.lock().ok().and_then(|mut g| g.take()).expect("script work is returned after the call");
         (work, result.map_err(|e| describe(&f.name, &e, &self.files, &self.limits)))
     }

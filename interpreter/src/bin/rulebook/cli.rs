@@ -136,6 +136,9 @@ pub struct SimulateArgs {
     /// Write each game as a transcript into this folder.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
+    /// Print where script time goes: calls and time per script function (on stderr).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// `rulebook play`

@@ -37,6 +37,9 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     } else {
         ProgressBar::hidden()
     };
+    if args.profile {
+        game.scripts.start_profile();
+    }
     let started = std::time::Instant::now();
     let result = run_games(&game, &cfg, &|| bar.inc(1));
     bar.finish_and_clear();
@@ -57,6 +60,18 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
         )
     })?;
     let elapsed = started.elapsed();
+    if args.profile {
+        let total = elapsed.as_secs_f64().max(1e-9);
+        eprintln!("{:<32} {:>10} {:>10} {:>7} {:>9}", "script function", "calls", "time (ms)", "% run", "µs/call");
+        for (name, calls, time) in game.scripts.profile() {
+            let ms = time.as_secs_f64() * 1000.0;
+            eprintln!(
+                "{name:<32} {calls:>10} {ms:>10.1} {:>6.1}% {:>9.1}",
+                ms / 10.0 / total,
+                ms * 1000.0 / calls.max(1) as f64
+            );
+        }
+    }
     if let Some(dir) = &args.record {
         record(&game, args, &records, dir)?;
     }
