@@ -199,7 +199,7 @@ impl Scripts {
             .ok()
             .and_then(|p| p.as_ref().map(|m| m.iter().map(|(k, (n, t))| (k.clone(), *n, *t)).collect()))
             .unwrap_or_default();
-        out.sort_by(|a, b| b.2.cmp(&a.2));
+        out.sort_by_key(|e| std::cmp::Reverse(e.2));
         out
     }
 
