@@ -404,6 +404,25 @@ pub fn register(engine: &mut Engine) {
         |h: &mut GameHandle, p: i64| h.with(|r, w| Ok(r.seat_name(player(&w.state, p)?)))
     );
 
+    // Direct getters for the handle's own fields (faster than the indexer fallback).
+    reg!(engine, "get$id", "The component's id.", &["component: Component", "String"], |c: &mut ComponentHandle| c
+        .id()
+        .to_string());
+    reg!(
+        engine,
+        "get$kind",
+        "The component's type.",
+        &["component: Component", "String"],
+        |c: &mut ComponentHandle| c.get("kind")
+    );
+    reg!(
+        engine,
+        "get$label",
+        "The component's label (its type's label template filled in).",
+        &["component: Component", "String"],
+        |c: &mut ComponentHandle| c.get("label")
+    );
+
     // Plain helpers.
     reg!(
         engine,
