@@ -456,4 +456,7 @@ pub struct FlowDef {
     pub winners: Option<Ref>,
     /// Stop with an error after this many steps without a decision (default 1,000,000).
     pub max_steps: Option<u64>,
+    /// Stop with an error when a game has taken this many decisions without ending (default
+    /// 50,000): a game whose end condition can never be met must not run forever.
+    pub max_decisions: Option<u64>,
 }

@@ -16,6 +16,8 @@ pub enum PlayError {
     Rule(String),
     /// The game ran more steps than its limit allows without asking for a decision.
     StepLimit(u64),
+    /// The game took more decisions than its limit allows without ending.
+    DecisionLimit(u64),
 }
 
 impl fmt::Display for PlayError {
@@ -24,6 +26,10 @@ impl fmt::Display for PlayError {
             PlayError::Players(m) | PlayError::Illegal(m) => write!(f, "{m}"),
             PlayError::Rule(m) => write!(f, "rule error: {m}"),
             PlayError::Script(e) => write!(f, "{e}"),
+            PlayError::DecisionLimit(n) => write!(
+                f,
+                "the game took {n} decisions without ending; can its end condition ever be met? (raise `[flow] max_decisions` if the game really is this long)"
+            ),
             PlayError::StepLimit(n) => write!(
                 f,
                 "the game ran {n} steps without asking for a decision; a phase probably repeats forever (raise `[flow] max_steps` if a stretch of the game really is this long)"

@@ -302,6 +302,7 @@ impl Loader {
             name: f.game.name.clone().unwrap_or_else(|| folder_name(folder)),
             folder: folder.to_path_buf(),
             max_steps: f.flow.max_steps.unwrap_or(1_000_000),
+            max_decisions: f.flow.max_decisions.unwrap_or(50_000),
             seat_names: f.game.seat_names.clone().unwrap_or_default(),
             available_variants: available_variants(layers),
             ..Rules::default()

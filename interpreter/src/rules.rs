@@ -437,6 +437,8 @@ pub struct Rules {
     pub score: Option<usize>,
     /// Step limit.
     pub max_steps: u64,
+    /// Decision limit per game.
+    pub max_decisions: u64,
     /// Name lookups.
     pub index: Index,
 }

@@ -212,6 +212,9 @@ impl<'g> Session<'g> {
     pub fn apply_index(&mut self, player: usize, index: usize) -> Result<(), PlayError> {
         let game = self.game;
         let r = &game.rules;
+        if self.history.len() as u64 >= r.max_decisions {
+            return Err(PlayError::DecisionLimit(r.max_decisions));
+        }
         let Some(slot) = self.state.pending.as_ref().and_then(|p| p.players.iter().position(|x| *x == player)) else {
             return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
         };

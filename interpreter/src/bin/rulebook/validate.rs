@@ -50,7 +50,9 @@ fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
                     // `[flow]` table; other rule failures at the game file.
                     let location = match &f.error {
                         rulebook::PlayError::Script(e) => e.location.clone(),
-                        rulebook::PlayError::StepLimit(_) => g.sources.locate_key("flow", ""),
+                        rulebook::PlayError::StepLimit(_) | rulebook::PlayError::DecisionLimit(_) => {
+                            g.sources.locate_key("flow", "")
+                        }
                         _ => g.sources.files().first().map(|f| rulebook::diag::Location {
                             file: f.path.clone(),
                             line: 1,
