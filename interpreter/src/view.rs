@@ -44,6 +44,9 @@ pub struct ValueView {
     pub owner: Option<usize>,
     /// The value.
     pub value: Value,
+    /// For a track whose spaces carry data with a `name`: the name of the space it is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub space: Option<String>,
 }
 
 /// The pending decision as a viewer sees it.
@@ -137,10 +140,13 @@ impl View {
         for (ti, t) in r.tracks.iter().enumerate() {
             for (o, v) in st.tracks[ti].iter().enumerate() {
                 if sees_all(t.visible, t.per_player, o, viewer) {
+                    let index = usize::try_from(*v - t.min.unwrap_or(0)).ok();
+                    let space = index.and_then(|i| t.spaces.get(i)).and_then(|s| s.get("name")).map(|n| n.to_string());
                     tracks.push(ValueView {
                         name: t.name.clone(),
                         owner: t.per_player.then_some(o),
                         value: Value::Int(*v),
+                        space,
                     });
                 }
             }
@@ -149,7 +155,12 @@ impl View {
         for (vi, v) in r.vars.iter().enumerate() {
             for (o, val) in st.vars[vi].iter().enumerate() {
                 if sees_all(v.visible, v.per_player, o, viewer) {
-                    vars.push(ValueView { name: v.name.clone(), owner: v.per_player.then_some(o), value: val.clone() });
+                    vars.push(ValueView {
+                        name: v.name.clone(),
+                        owner: v.per_player.then_some(o),
+                        value: val.clone(),
+                        space: None,
+                    });
                 }
             }
         }

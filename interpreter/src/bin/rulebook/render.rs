@@ -9,12 +9,33 @@ pub fn view(v: &View) -> String {
     let who = v.viewer.map(|p| v.seats[p].clone()).unwrap_or_else(|| "spectator".into());
     let _ = writeln!(out, "== {} — {who}'s view (current player: {}) ==", v.game, v.seats[v.current]);
     let owner = |o: Option<usize>| o.map(|p| format!(" ({})", v.seats[p])).unwrap_or_default();
-    let mut tracks: Vec<String> = Vec::new();
-    for t in &v.tracks {
-        tracks.push(format!("{}{}: {}", t.name, owner(t.owner), t.value));
-    }
-    if !tracks.is_empty() {
-        let _ = writeln!(out, "{}", tracks.join(" · "));
+    // Values of the same name are shown on one line: `score: P1 3 · P2 5`.
+    let grouped = |values: &[rulebook::view::ValueView]| {
+        let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+        for x in values {
+            let shown = match &x.value {
+                rulebook::Value::Str(s) if s.is_empty() => continue,
+                rulebook::Value::List(l) if l.is_empty() => continue,
+                rulebook::Value::Unit => continue,
+                other => other.to_string(),
+            };
+            let shown = match &x.space {
+                Some(space) => format!("{shown} ({space})"),
+                None => shown,
+            };
+            let item = match x.owner {
+                Some(p) => format!("{} {shown}", v.seats[p]),
+                None => shown,
+            };
+            match lines.iter_mut().find(|(n, _)| *n == x.name) {
+                Some((_, items)) => items.push(item),
+                None => lines.push((x.name.clone(), vec![item])),
+            }
+        }
+        lines
+    };
+    for (name, items) in grouped(&v.tracks) {
+        let _ = writeln!(out, "{name}: {}", items.join(" · "));
     }
     for z in &v.zones {
         let name = format!("{}{}", z.name, owner(z.owner));
@@ -28,8 +49,14 @@ pub fn view(v: &View) -> String {
         };
         let _ = writeln!(out, "  {name:<24} {line}");
     }
-    for x in &v.vars {
-        let _ = writeln!(out, "  {}{}: {}", x.name, owner(x.owner), x.value);
+    for (name, items) in grouped(&v.vars) {
+        let text = items.join(" · ");
+        // A multi-line value (a drawn board) starts on its own line.
+        if text.contains('\n') {
+            let _ = writeln!(out, "  {name}:{text}");
+        } else {
+            let _ = writeln!(out, "  {name}: {text}");
+        }
     }
     if let Some(p) = &v.pending {
         let waiting: Vec<&str> = p.waiting_for.iter().map(|s| v.seats[*s].as_str()).collect();
