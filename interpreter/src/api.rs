@@ -584,8 +584,8 @@ pub fn register(engine: &mut Engine) {
     reg!(
         engine,
         "move_top",
-        "Moves the top of global zone `from` to a player's zone `to`.",
-        &["game: Game", "from: &str", "to: &str", "to_player: i64", "Dynamic"],
+        "Moves the top of a player's zone `from` to global zone `to`.",
+        &["game: Game", "from: &str", "from_player: i64", "to: &str", "Dynamic"],
         |h: &mut GameHandle, f: &str, fp: i64, t: &str| move_top(h, f, Some(fp), t, None)
     );
     reg!(

@@ -83,7 +83,23 @@ fn functions_named_by_declarations(r: &Rules) -> HashSet<String> {
 pub fn lint(game: &Game) -> Vec<Diagnostic> {
     let r = &game.rules;
     let scripts = script_texts(game);
-    let quoted = |name: &str| scripts.iter().any(|(_, t)| t.contains(&format!("\"{name}\"")));
+    // Names that data tables mention count as used (a script reads them from the table).
+    let mut table_strings = HashSet::new();
+    fn strings(v: &crate::Value, out: &mut HashSet<String>) {
+        match v {
+            crate::Value::Str(s) => {
+                out.insert(s.clone());
+            }
+            crate::Value::List(l) => l.iter().for_each(|x| strings(x, out)),
+            crate::Value::Map(m) => m.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    for t in r.tables.values() {
+        strings(t, &mut table_strings);
+    }
+    let quoted =
+        |name: &str| table_strings.contains(name) || scripts.iter().any(|(_, t)| t.contains(&format!("\"{name}\"")));
     let mut out = Vec::new();
     let used = zones_used_by_declarations(r);
     for (i, z) in r.zones.iter().enumerate() {
