@@ -285,7 +285,7 @@ pub struct DecisionDef {
     #[schemars(with = "Option<String>")]
     pub auto_if: Option<Ref>,
     /// Who the log names as making this decision, for positions played by the rules rather
-    /// than a seat (e.g. a dummy player): `"Lopaka chose 17"`.
+    /// than a seat (e.g. a dummy player): `"Dummy chose 17"`.
     pub actor: Option<String>,
     /// What happens when a player has no legal option: `"error"` (default: the rules are
     /// broken) or `"skip"` (that player is not asked; e.g. nothing left to take).
