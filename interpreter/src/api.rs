@@ -38,10 +38,7 @@ impl ComponentHandle {
         match key {
             "id" => c.id.clone().into(),
             "kind" => self.rules.component_types[c.kind].name.clone().into(),
-            "label" => match &self.rules.component_types[c.kind].label {
-                Some(t) => crate::flow::fill_template(t, &c.props, &c.id).into(),
-                None => c.id.clone().into(),
-            },
+            "label" => self.rules.label(c).into(),
             _ => c.props.get(key).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT),
         }
     }
@@ -136,10 +133,7 @@ fn log_pushed_out(r: &Rules, w: &mut Work) {
             continue;
         }
         let c = &w.state.components.list[idx as usize];
-        let label = match &r.component_types[c.kind].label {
-            Some(t) => crate::flow::fill_template(t, &c.props, &c.id),
-            None => c.id.clone(),
-        };
+        let label = r.label(c);
         let (z, o) = w.state.location[idx as usize];
         let zone = &r.zones[z as usize];
         let whose = if zone.per_player { format!("{}'s ", r.seat_name(o as usize)) } else { String::new() };

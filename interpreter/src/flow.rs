@@ -573,11 +573,7 @@ impl Game {
 
     /// A component's label from its type's template.
     pub(crate) fn component_label(&self, st: &State, idx: u32) -> String {
-        let c = &st.components.list[idx as usize];
-        match &self.rules.component_types[c.kind].label {
-            Some(t) => fill_template(t, &c.props, &c.id),
-            None => c.id.clone(),
-        }
+        self.rules.label(&st.components.list[idx as usize])
     }
 
     /// Ends the game: scores, winners, the last log line.

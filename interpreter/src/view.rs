@@ -2,7 +2,6 @@
 //! ends receive views, never the state, so they cannot see what the seat cannot.
 
 use crate::def::Visibility;
-use crate::flow::fill_template;
 use crate::session::OptionInfo;
 use crate::state::{Outcome, State};
 use crate::value::Value;
@@ -107,10 +106,7 @@ impl View {
         let r = &game.rules;
         let card = |idx: u32| {
             let c = &st.components.list[idx as usize];
-            let label = match &r.component_types[c.kind].label {
-                Some(t) => fill_template(t, &c.props, &c.id),
-                None => c.id.clone(),
-            };
+            let label = r.label(c);
             CardView { id: c.id.clone(), kind: r.component_types[c.kind].name.clone(), label, props: c.props.clone() }
         };
         let mut zones = Vec::new();

@@ -5,19 +5,7 @@ use rulebook::scenario::{parse, Runner};
 #[test]
 fn bundled_scenarios_pass() {
     let games = crate::rel("games");
-    let mut files = Vec::new();
-    let mut dirs = vec![games.clone()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap().filter_map(Result::ok) {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "scenario") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = rulebook::scenario::scenario_files(&games);
     assert!(!files.is_empty());
     let mut runner = Runner::new(games);
     let mut failures = Vec::new();

@@ -2,30 +2,8 @@
 
 use crate::cli::{Cli, TestArgs};
 use crate::locate::games_dir;
-use rulebook::scenario::{parse, Runner};
-use std::path::{Path, PathBuf};
+use rulebook::scenario::{parse, scenario_files, Runner};
 use std::process::ExitCode;
-
-/// Every *.scenario file under a path (or the path itself), sorted.
-pub fn scenario_files(path: &Path) -> Vec<PathBuf> {
-    if path.is_file() {
-        return vec![path.to_path_buf()];
-    }
-    let mut out = Vec::new();
-    let mut dirs = vec![path.to_path_buf()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().filter_map(Result::ok) {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "scenario") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 pub fn run(cli: &Cli, args: &TestArgs) -> Result<ExitCode, String> {
     let dir = games_dir(cli);
