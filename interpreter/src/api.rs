@@ -103,6 +103,7 @@ fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
         let mut ids = w.state.zones[z][o].cards.clone();
+        crate::script::charge(ids.len());
         // An unordered zone lists its components in one fixed order (declaration order), the
         // same one views and decision options use.
         if !r.zones[z].ordered {
@@ -176,6 +177,7 @@ fn shuffle(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<()> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
         let mut cards = std::mem::take(&mut w.state.zones[z][o].cards);
+        crate::script::charge(cards.len());
         w.state.rng.shuffle(&mut cards);
         w.state.zones[z][o].cards = cards;
         let name = if r.zones[z].per_player {
@@ -198,7 +200,9 @@ fn create(h: &mut GameHandle, kind: &str, props: Map, zone: &str, owner: Option<
             if key == "id" {
                 id = Some(v.to_string());
             } else if key != "kind" {
-                p.insert(key.to_string(), Value::from_dynamic(&v)?);
+                let v = w.take_value(&v)?;
+                w.keep(v.approx_bytes() + key.len() as u64, 0)?;
+                p.insert(key.to_string(), v);
             }
         }
         if r.zones[z].per_player && !p.contains_key("owner") {
@@ -240,7 +244,9 @@ fn set_var(h: &mut GameHandle, name: &str, owner: Option<i64>, value: Dynamic) -
     h.with(|r, w| {
         let v = r.var(name)?;
         let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
-        w.state.vars[v][o] = Value::from_dynamic(&value)?;
+        let value = w.take_value(&value)?;
+        w.keep(value.approx_bytes(), w.state.vars[v][o].approx_bytes())?;
+        w.state.vars[v][o] = value;
         Ok(())
     })
 }
@@ -273,16 +279,33 @@ fn players_arg(st: &State, list: &Array) -> Result<Vec<usize>, String> {
         .collect()
 }
 
-fn push(h: &mut GameHandle, f: impl FnOnce(&Rules, &State) -> Result<Frame, String>) -> Res<()> {
+fn push(h: &mut GameHandle, f: impl FnOnce(&Rules, &mut Work) -> Result<Frame, String>) -> Res<()> {
     h.with(|r, w| {
-        let frame = f(r, &w.state)?;
+        let frame = f(r, w)?;
         w.pushed.push(frame);
         Ok(())
     })
 }
 
-fn ctx_value(ctx: &Dynamic) -> Result<Value, String> {
-    Value::from_dynamic(ctx)
+/// The longest line a script may add to the log.
+pub const MAX_LOG_LINE: usize = 64 << 10;
+
+/// Checks and charges a log line a script adds: it counts against the call's budget, and
+/// against the game's when a log is kept.
+fn log_line(w: &mut Work, len: usize) -> Result<(), String> {
+    if len > MAX_LOG_LINE {
+        return Err(format!("a log line of {len} bytes is longer than the {} a line may have", MAX_LOG_LINE));
+    }
+    w.hand(len as u64)?;
+    if w.logging {
+        w.keep(len as u64, 0)?;
+    }
+    Ok(())
+}
+
+/// A context a script passes with a pushed step, charged to the call's budget.
+fn ctx_value(w: &mut Work, ctx: &Dynamic) -> Result<Value, String> {
+    w.take_value(ctx)
 }
 
 /// Registers the `Game` type and every function scripts may call on it.
@@ -423,7 +446,10 @@ pub fn register(engine: &mut Engine) {
         "join",
         "The items' texts joined with a separator (`[1, 2].join(\", \")` is `\"1, 2\"`).",
         &["list: Array", "separator: &str", "String"],
-        |a: &mut Array, sep: &str| { a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(sep) }
+        |a: &mut Array, sep: &str| {
+            crate::script::charge(a.len());
+            a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(sep)
+        }
     );
 
     // Parameters and tables.
@@ -596,11 +622,14 @@ pub fn register(engine: &mut Engine) {
             if !r.zones[tz].per_player {
                 return Err(format!("deal: zone `{to}` must be per player"));
             }
-            for _ in 0..n.max(0) {
-                for p in w.state.turn_order.clone() {
-                    if let Some(idx) = w.state.zones[fz][fo].cards.last().copied() {
-                        w.state.put(r, idx, tz, p)?;
-                    }
+            // Stops when the source runs out: the work is bounded by the cards really dealt.
+            let order = w.state.turn_order.clone();
+            'dealing: for _ in 0..n.max(0) {
+                for &p in &order {
+                    let Some(idx) = w.state.zones[fz][fo].cards.last().copied() else {
+                        break 'dealing;
+                    };
+                    w.state.put(r, idx, tz, p)?;
                 }
             }
             Ok(())
@@ -642,10 +671,12 @@ pub fn register(engine: &mut Engine) {
         |h: &mut GameHandle, card: Dynamic, key: &str, value: Dynamic| {
             h.with(|_, w| {
                 let idx = card_arg(&w.state, &card)?;
-                let v = Value::from_dynamic(&value)?;
                 if key == "id" || key == "kind" {
                     return Err(format!("`{key}` cannot be changed"));
                 }
+                let v = w.take_value(&value)?;
+                let old = w.state.components.list[idx as usize].props.get(key).map_or(0, Value::approx_bytes);
+                w.keep(v.approx_bytes(), old)?;
                 std::sync::Arc::make_mut(&mut w.state.components).list[idx as usize].props.insert(key.to_string(), v);
                 Ok(())
             })
@@ -864,11 +895,25 @@ pub fn register(engine: &mut Engine) {
     // Log.
     reg!(
         engine,
+        "log_reveal",
+        "Adds a public line that shows hidden components on purpose, as a rule's reveal does (cards turned over, a face-down pile counted at the end). `validate`'s leak check takes what it names as shown to everyone; use `log` for every other line.",
+        &["game: Game", "text: &str", "()"],
+        |h: &mut GameHandle, text: &str| {
+            h.with(|_, w| {
+                log_line(w, text.len())?;
+                event(w, || Event::public(EventKind::Reveal, text));
+                Ok(())
+            })
+        }
+    );
+    reg!(
+        engine,
         "log",
         "Adds a public line to the game's log.",
         &["game: Game", "text: &str", "()"],
         |h: &mut GameHandle, text: &str| {
             h.with(|_, w| {
+                log_line(w, text.len())?;
                 event(w, || Event::public(EventKind::Message, text));
                 Ok(())
             })
@@ -882,6 +927,7 @@ pub fn register(engine: &mut Engine) {
         |h: &mut GameHandle, p: i64, text: &str| {
             h.with(|_, w| {
                 let p = player(&w.state, p)?;
+                log_line(w, text.len())?;
                 event(w, || Event::private(EventKind::Message, vec![p], text, None));
                 Ok(())
             })
@@ -902,7 +948,10 @@ pub fn register(engine: &mut Engine) {
         }
     );
     let ask = |h: &mut GameHandle, p: i64, d: &str, ctx: Dynamic| {
-        push(h, |r, st| Ok(Frame::Ask { decision: r.decision(d)?, player: player(st, p)?, ctx: ctx_value(&ctx)? }))
+        push(h, |r, w| {
+            let ctx = ctx_value(w, &ctx)?;
+            Ok(Frame::Ask { decision: r.decision(d)?, player: player(&w.state, p)?, ctx })
+        })
     };
     reg!(
         engine,
@@ -919,8 +968,9 @@ pub fn register(engine: &mut Engine) {
         ask
     );
     let commit = |h: &mut GameHandle, ps: Array, d: &str, ctx: Dynamic| {
-        push(h, |r, st| {
-            Ok(Frame::Commit { decision: r.decision(d)?, players: players_arg(st, &ps)?, ctx: ctx_value(&ctx)? })
+        push(h, |r, w| {
+            let ctx = ctx_value(w, &ctx)?;
+            Ok(Frame::Commit { decision: r.decision(d)?, players: players_arg(&w.state, &ps)?, ctx })
         })
     };
     reg!(
@@ -952,7 +1002,7 @@ pub fn register(engine: &mut Engine) {
         "Pushes a step that runs `function(game, ctx)`.",
         &["game: Game", "function: &str", "ctx: Dynamic", "()"],
         |h: &mut GameHandle, f: &str, ctx: Dynamic| {
-            push(h, |_, _| Ok(Frame::Run { func: f.to_string(), with_ctx: true, ctx: ctx_value(&ctx)? }))
+            push(h, |_, w| Ok(Frame::Run { func: f.to_string(), with_ctx: true, ctx: ctx_value(w, &ctx)? }))
         }
     );
     reg!(

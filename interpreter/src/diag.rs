@@ -46,17 +46,35 @@ pub struct Diagnostic {
     pub location: Option<Location>,
     /// What to do about it.
     pub help: Option<String>,
+    /// The located file must not be quoted: it was refused (outside the game, not a regular
+    /// file), so a front end shows the path only, never a line of it.
+    #[serde(skip)]
+    pub unquoted: bool,
 }
 
 impl Diagnostic {
     /// An error with a code and message, not yet located.
     pub fn error(code: &'static str, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, code, message: message.into(), location: None, help: None }
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            location: None,
+            help: None,
+            unquoted: false,
+        }
     }
 
     /// A warning with a code and message, not yet located.
     pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, code, message: message.into(), location: None, help: None }
+        Diagnostic {
+            severity: Severity::Warning,
+            code,
+            message: message.into(),
+            location: None,
+            help: None,
+            unquoted: false,
+        }
     }
 
     /// Attaches a location.
@@ -159,7 +177,8 @@ impl SourceMap {
         };
         // A key written inside `[section]` itself (`name = ...`).
         let in_section = (!name.is_empty()).then(|| (format!("[{section}]"), format!("\n{name} =")));
-        for file in self.files.iter().rev() {
+        // Only TOML files declare sections (a script's `game.` is not a `[game]` table).
+        for file in self.files.iter().rev().filter(|f| f.path.extension().is_some_and(|e| e == "toml")) {
             for n in &needles {
                 if let Some(i) = file.text.find(n.as_str()) {
                     return Some(locate_in(&file.path, &file.text, i));

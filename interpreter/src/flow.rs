@@ -76,7 +76,7 @@ impl Game {
         if !begun {
             let go = match &info.repeat {
                 Repeat::Once => pass == 0,
-                Repeat::Times(n) => pass < *n,
+                Repeat::Times(n) => u64::from(pass) < *n,
                 Repeat::While(f) => self.truthy(work, f)?,
             };
             if !go {

@@ -5,14 +5,17 @@
 //! [`Session`], the one interface front ends, bots, tests and replays use. See
 //! `ARCHITECTURE.md` for the map of modules and the invariants they keep.
 
+pub mod alloc;
 pub mod api;
 pub mod api_doc;
 pub mod bot;
 pub mod def;
 pub mod diag;
 pub mod error;
+pub mod files;
 pub mod flow;
 pub mod game;
+pub mod leak;
 pub mod lint;
 pub mod load;
 pub mod log;

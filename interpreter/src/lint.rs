@@ -181,11 +181,11 @@ fn variant_files(folder: &Path) -> Vec<String> {
     while let Some(d) = dir.take() {
         seen += 1;
         for e in std::fs::read_dir(d.join("variants")).into_iter().flatten().filter_map(Result::ok) {
-            if let Ok(t) = std::fs::read_to_string(e.path()) {
+            if let Ok(t) = crate::files::read_inside(&d, &e.path()) {
                 out.push(t);
             }
         }
-        let base = std::fs::read_to_string(d.join("game.toml"))
+        let base = crate::files::read_inside(&d, &d.join("game.toml"))
             .ok()
             .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
             .and_then(|t| t.get("game")?.get("extends")?.as_str().map(|e| d.join(e)));

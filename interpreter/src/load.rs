@@ -4,6 +4,7 @@
 
 use crate::def::{self, GameFile, Ref};
 use crate::diag::{Diagnostic, Location, SourceMap};
+use crate::files::{self, FileError};
 use crate::rules::*;
 use crate::script::Scripts;
 use crate::value::Value;
@@ -42,11 +43,18 @@ struct Layer {
 struct Loader {
     sources: SourceMap,
     diags: Vec<Diagnostic>,
+    /// The folder every `extends` must stay inside: the one holding the game folder.
+    games_dir: PathBuf,
 }
 
 /// Loads the game in `folder` with the given variants and options.
 pub fn load_game(folder: &Path, options: &LoadOptions) -> Loaded {
-    let mut loader = Loader { sources: SourceMap::default(), diags: Vec::new() };
+    // As the user wrote it (messages show it); the check itself follows links.
+    let games_dir = match folder.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => folder.join(".."),
+    };
+    let mut loader = Loader { sources: SourceMap::default(), diags: Vec::new(), games_dir };
     let game = loader.load(folder, options);
     let has_errors = loader.diags.iter().any(Diagnostic::is_error);
     Loaded { game: if has_errors { None } else { game }, diagnostics: loader.diags }
@@ -75,7 +83,7 @@ impl Loader {
     }
 
     fn load(&mut self, folder: &Path, options: &LoadOptions) -> Option<Game> {
-        if !folder.join("game.toml").is_file() {
+        if std::fs::symlink_metadata(folder.join("game.toml")).is_err() {
             self.error_at("E0001", format!("no game.toml in `{}`", folder.display()), None).help =
                 Some("pass a game folder (one holding game.toml) or the name of a bundled game".into());
             return None;
@@ -92,31 +100,26 @@ impl Loader {
         // Variants: looked up in this folder, then in the folders it extends.
         let mut applied = Vec::new();
         for name in &options.variants {
+            let plain = !name.is_empty() && !name.contains(['/', '\\']) && name != "." && name != "..";
             let found = layers
                 .iter()
                 .rev()
-                .map(|l| l.folder.join("variants").join(format!("{name}.toml")))
-                .find(|p| p.is_file());
-            let Some(path) = found else {
+                .map(|l| (l, l.folder.join("variants").join(format!("{name}.toml"))))
+                .find(|(_, p)| plain && std::fs::symlink_metadata(p).is_ok());
+            let Some((layer, path)) = found else {
                 let known: Vec<String> = available_variants(&layers).into_iter().map(|v| v.name).collect();
                 self.error_at("E0002", unknown("variant", name, known.iter()), None);
                 continue;
             };
-            if let Some(mut table) = self.read_toml(&path) {
+            let layer_folder = layer.folder.clone();
+            if let Some(mut table) = self.read_toml(&path, &layer_folder, None) {
                 if let Some(v) = table.remove("variant") {
                     let section: Result<def::VariantSection, _> = deserialize_value(v);
                     match section {
                         Ok(section) => {
                             for s in section.scripts {
-                                let p = path.parent().and_then(Path::parent).unwrap_or(folder).join(s.get_ref());
-                                if p.is_file() {
+                                if let Some(p) = self.named_file(&layer_folder, &s, "E0003", "variant script") {
                                     scripts.push(p);
-                                } else {
-                                    self.error(
-                                        "E0003",
-                                        format!("variant script `{}` not found", s.get_ref()),
-                                        Some(s.span()),
-                                    );
                                 }
                             }
                         }
@@ -182,12 +185,59 @@ impl Loader {
         d.help = help;
     }
 
-    /// Reads and parses one TOML file, reporting all syntax errors; spans are made global.
-    fn read_toml(&mut self, path: &Path) -> Option<Table> {
-        let text = match std::fs::read_to_string(path) {
+    /// Reports a file the loader refused or could not read: at the declaration that named it
+    /// (`via`) when there is one, else at the file itself. Never shows the file's content.
+    fn file_error(&mut self, path: &Path, e: &FileError, via: Option<std::ops::Range<usize>>) {
+        let code = match e {
+            FileError::Outside { .. } => "E0009",
+            FileError::NotRegular | FileError::TooLarge { .. } => "E0010",
+            FileError::Missing | FileError::NotText | FileError::Io(_) => "E0005",
+        };
+        let msg = format!("cannot read `{}`: {e}", path.display());
+        let loc = via.and_then(|s| self.sources.locate(s));
+        let at_file = Location { file: path.to_path_buf(), line: 1, column: 1 };
+        let d = self.error_at(code, msg, loc.clone().or(Some(at_file)));
+        d.unquoted = loc.is_none();
+        d.help = Some(match e {
+            FileError::Outside { .. } => {
+                "a game may only name files inside its own folder (and `extends` a game in the same games folder)"
+                    .into()
+            }
+            FileError::NotRegular | FileError::TooLarge { .. } => format!(
+                "game files are regular text files of at most {}",
+                files::human_bytes(files::MAX_GAME_FILE_BYTES)
+            ),
+            _ => "check that the file exists, is readable and is UTF-8 text".into(),
+        });
+    }
+
+    /// A file a declaration names (a string with its span), relative to and inside `folder`;
+    /// `None` (with an error under `missing_code`) if it is missing, outside or unreadable.
+    fn named_file(&mut self, folder: &Path, name: &Ref, missing_code: &'static str, what: &str) -> Option<PathBuf> {
+        match files::resolve_inside(folder, folder, name.get_ref()) {
+            Ok(p) if files::is_regular(&p) => Some(p),
+            Ok(p) => {
+                self.file_error(&p, &FileError::NotRegular, Some(name.span()));
+                None
+            }
+            Err(FileError::Missing) => {
+                self.error(missing_code, format!("{what} `{}` not found", name.get_ref()), Some(name.span()));
+                None
+            }
+            Err(e) => {
+                self.file_error(&folder.join(name.get_ref()), &e, Some(name.span()));
+                None
+            }
+        }
+    }
+
+    /// Reads and parses one TOML file that must lie inside `root`, reporting all syntax
+    /// errors; spans are made global.
+    fn read_toml(&mut self, path: &Path, root: &Path, via: Option<std::ops::Range<usize>>) -> Option<Table> {
+        let text = match files::read_inside(root, path) {
             Ok(t) => t,
             Err(e) => {
-                self.error_at("E0005", format!("cannot read `{}`: {e}", path.display()), None);
+                self.file_error(path, &e, via);
                 return None;
             }
         };
@@ -227,13 +277,17 @@ impl Loader {
         }
         chain.push(canonical);
         let main = folder.join("game.toml");
-        let Some(table) = self.read_toml(&main) else {
+        let Some(table) = self.read_toml(&main, folder, via.clone()) else {
             return;
         };
         if let Some(base) = get_str(&table, &["game", "extends"]) {
             let base_folder = folder.join(base.get_ref());
-            if base_folder.join("game.toml").is_file() {
-                self.read_layer(&base_folder, merged, layers, chain, Some(base.span()));
+            let games_dir = self.games_dir.clone();
+            if std::fs::symlink_metadata(base_folder.join("game.toml")).is_ok() {
+                match files::check_inside(&games_dir, &base_folder) {
+                    Ok(()) => self.read_layer(&base_folder, merged, layers, chain, Some(base.span())),
+                    Err(e) => self.file_error(&base_folder, &e, Some(base.span())),
+                }
             } else {
                 self.error(
                     "E0007",
@@ -254,16 +308,25 @@ impl Loader {
         }
         merge(merged, own);
         for inc in includes {
-            let path = folder.join(inc.get_ref());
-            if !path.is_file() {
-                self.error("E0008", format!("included file `{}` not found", inc.get_ref()), Some(inc.span()));
+            let Some(path) = self.named_file(folder, &inc, "E0008", "included file") else {
                 continue;
-            }
-            if let Some(t) = self.read_toml(&path) {
+            };
+            if let Some(t) = self.read_toml(&path, folder, Some(inc.span())) {
                 merge(merged, t);
             }
         }
         let scripts = own_scripts.unwrap_or_else(|| rhai_files(folder));
+        // The scripts a layer names are read only if they lie inside its folder.
+        let scripts = scripts
+            .into_iter()
+            .filter(|p| match files::check_inside(folder, p) {
+                Ok(()) => true,
+                Err(e) => {
+                    self.file_error(p, &e, None);
+                    false
+                }
+            })
+            .collect();
         layers.push(Layer { folder: folder.to_path_buf(), scripts });
     }
 
@@ -271,10 +334,10 @@ impl Loader {
         let mut scripts = Scripts::new();
         let mut ok = true;
         for path in paths {
-            let text = match std::fs::read_to_string(path) {
+            let text = match files::read_text(path, files::MAX_GAME_FILE_BYTES) {
                 Ok(t) => t,
                 Err(e) => {
-                    self.error_at("E0005", format!("cannot read `{}`: {e}", path.display()), None);
+                    self.file_error(path, &e, None);
                     ok = false;
                     continue;
                 }
@@ -307,9 +370,24 @@ impl Loader {
             available_variants: available_variants(layers),
             ..Rules::default()
         };
+        for (key, value, cap) in
+            [("max_steps", r.max_steps, MAX_STEPS), ("max_decisions", r.max_decisions, MAX_DECISIONS)]
+        {
+            if value == 0 || value > cap {
+                let loc = self.key("flow", "");
+                self.error_at("E0350", format!("`[flow] {key} = {value}` must be between 1 and {cap}"), loc);
+            }
+        }
         r.title = f.game.title.clone().unwrap_or_else(|| r.name.clone());
         r.description = f.game.description.clone().unwrap_or_default();
         match (f.game.min_players, f.game.max_players) {
+            (Some(_), Some(b)) if b as usize > MAX_PLAYERS => {
+                self.error_at(
+                    "E0300",
+                    format!("`[game] max_players = {b}` is more than the {MAX_PLAYERS} seats the engine supports"),
+                    self.key("game", ""),
+                );
+            }
             (Some(a), Some(b)) if a >= 1 && a <= b => {
                 r.min_players = a as usize;
                 r.max_players = b as usize;
@@ -712,9 +790,25 @@ impl Loader {
                 }
                 (None, Some(w)) => Repeat::While(check_fn(self, w, 1, "repeat_while")),
                 (Some(n), None) => match n {
-                    toml::Value::Integer(i) if *i >= 0 => Repeat::Times(*i as u32),
+                    toml::Value::Integer(i) if (0..=MAX_REPEAT).contains(i) => Repeat::Times(*i as u64),
+                    toml::Value::Integer(i) if *i > MAX_REPEAT => {
+                        self.error_at(
+                            "E0333",
+                            format!("phase `{name}`: `repeat = {i}` is more than the {MAX_REPEAT} passes a phase may repeat"),
+                            self.key("phases", name),
+                        );
+                        Repeat::Once
+                    }
                     toml::Value::String(p) => match r.params.get(p).and_then(|p| p.value.as_int()) {
-                        Some(i) if i >= 0 => Repeat::Times(i as u32),
+                        Some(i) if (0..=MAX_REPEAT).contains(&i) => Repeat::Times(i as u64),
+                        Some(i) if i > MAX_REPEAT => {
+                            self.error_at(
+                                "E0333",
+                                format!("phase `{name}`: `repeat` is `{p}` = {i}, more than the {MAX_REPEAT} passes a phase may repeat"),
+                                self.key("phases", name),
+                            );
+                            Repeat::Once
+                        }
                         _ => {
                             self.error_at(
                                 "E0333",
@@ -1137,7 +1231,7 @@ fn available_variants(layers: &[Layer]) -> Vec<VariantInfo> {
                 continue;
             }
             let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            let description = std::fs::read_to_string(&p)
+            let description = files::read_inside(&l.folder, &p)
                 .ok()
                 .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
                 .and_then(|t| t.get("variant")?.get("description")?.as_str().map(str::to_string))
@@ -1182,11 +1276,8 @@ fn get_str_list_opt(t: &Table, folder: &Path, l: &mut Loader) -> Option<Vec<Path
     let list = get_str_list(t, &["game", "scripts"]);
     let mut out = Vec::new();
     for s in list {
-        let p = folder.join(s.get_ref());
-        if p.is_file() {
+        if let Some(p) = l.named_file(folder, &s, "E0003", "script") {
             out.push(p);
-        } else {
-            l.error("E0003", format!("script `{}` not found", s.get_ref()), Some(s.span()));
         }
     }
     Some(out)

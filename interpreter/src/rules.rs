@@ -25,6 +25,18 @@ pub struct ComponentType {
     pub label: Option<String>,
 }
 
+/// The most seats a game may declare (`[game] max_players`).
+pub const MAX_PLAYERS: usize = 32;
+/// The most components one game may hold: declared instances for the largest table plus
+/// those scripts create.
+pub const MAX_COMPONENTS: usize = 100_000;
+/// The most passes a phase's `repeat` may ask for.
+pub const MAX_REPEAT: i64 = 1_000_000;
+/// The most decisions `[flow] max_decisions` may allow.
+pub const MAX_DECISIONS: u64 = 1_000_000;
+/// The most steps `[flow] max_steps` may allow between two decisions.
+pub const MAX_STEPS: u64 = 10_000_000;
+
 /// An integer written in TOML, or the name of an integer parameter.
 #[derive(Clone, Debug)]
 pub enum IntSpec {
@@ -273,7 +285,7 @@ pub enum Repeat {
     /// Once.
     Once,
     /// A fixed number of passes.
-    Times(u32),
+    Times(u64),
     /// While a predicate holds.
     While(FnRef),
 }

@@ -50,6 +50,85 @@ pub const HARD_CAPS: Limits = Limits {
     max_map_size: 1_000_000,
 };
 
+/// Memory one script call may keep beyond what it started with (live bytes), when the
+/// counting allocator ([`crate::alloc`]) is installed.
+pub const MAX_CALL_MEMORY: i64 = 256 << 20;
+/// Bytes one script call may allocate in all (copies included): bounds the time spent copying
+/// large values, which the operation budget counts as one operation each.
+pub const MAX_CALL_ALLOCATED: u64 = 1 << 30;
+/// Bytes one script call may hand to the engine (variables, properties, log lines, contexts).
+pub const MAX_CALL_HANDED: u64 = 32 << 20;
+/// Bytes the scripts of one game may make the engine keep (variables, properties of created
+/// components, log lines).
+pub const MAX_GAME_KEPT: u64 = 128 << 20;
+/// Wall-clock watchdog of one script call: the one limit that is not deterministic. Every
+/// other limit counts something that the same files, seed and decisions reproduce exactly
+/// (operations, engine work, bytes); this one only ends calls that spend their time inside a
+/// Rhai built-in whose cost grows with the size of a value but counts as one operation (a
+/// search through a 1 MiB string on every operation, a size check of a value nested thousands
+/// deep). No call of a bundled game comes near it (`simulate --profile` shows the slowest).
+pub const MAX_CALL_TIME: std::time::Duration =
+    std::time::Duration::from_millis(if cfg!(debug_assertions) { 10_000 } else { 750 });
+
+/// Elements of engine work (a component moved, shuffled or listed) that count as one
+/// operation of the budget.
+pub const WORK_PER_OPERATION: u64 = 8;
+
+/// The call in progress on this thread: what the progress check compares with.
+#[derive(Clone, Copy)]
+struct CallStart {
+    live: i64,
+    allocated: u64,
+    work: u64,
+    max_operations: u64,
+    at: std::time::Instant,
+}
+
+thread_local! {
+    static CALL: std::cell::Cell<Option<CallStart>> = const { std::cell::Cell::new(None) };
+    static WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Charges engine-side work done for a script (elements moved, shuffled, listed, scanned) to
+/// the operation budget of the call in progress on this thread, at [`WORK_PER_OPERATION`]
+/// elements an operation. Outside a script call it is counted and ignored.
+pub fn charge(elements: usize) {
+    WORK.with(|w| w.set(w.get().saturating_add(elements as u64)));
+}
+
+/// Rhai's progress callback: every 256 operations, ends the call (with the reason as the
+/// termination token) if its operations plus its engine work exceed the budget, or it keeps,
+/// churns or takes more than its budget.
+fn progress_check(ops: u64) -> Option<Dynamic> {
+    if ops & 0xFF != 0 {
+        return None;
+    }
+    let start = CALL.with(std::cell::Cell::get)?;
+    let work = WORK.with(std::cell::Cell::get).wrapping_sub(start.work) / WORK_PER_OPERATION;
+    let (live, allocated) = crate::alloc::counters();
+    let reason = if ops.saturating_add(work) > start.max_operations {
+        format!(
+            "exceeded the budget of {} operations in one call, {work} of them charged for work the engine did (components moved, shuffled or listed); raise `[limits] max_operations` if the rule really needs it",
+            start.max_operations
+        )
+    } else if live - start.live > MAX_CALL_MEMORY {
+        format!(
+            "used more than {} of memory in one call (a value that keeps growing?)",
+            crate::files::human_bytes(MAX_CALL_MEMORY as u64)
+        )
+    } else if allocated.wrapping_sub(start.allocated) > MAX_CALL_ALLOCATED {
+        format!(
+            "copied more than {} of data in one call (large values copied in a loop?)",
+            crate::files::human_bytes(MAX_CALL_ALLOCATED)
+        )
+    } else if start.at.elapsed() > MAX_CALL_TIME {
+        "ran past the sandbox's time limit for one call (built-in functions on very large values, called again and again?)".to_string()
+    } else {
+        return None;
+    };
+    Some(Dynamic::from(reason))
+}
+
 /// A game's compiled scripts.
 pub struct Scripts {
     engine: Engine,
@@ -101,6 +180,8 @@ pub struct Work {
     pub pushed: Vec<Frame>,
     /// Whether to record events.
     pub logging: bool,
+    /// Bytes the call has handed to the engine so far (see [`MAX_CALL_HANDED`]).
+    pub handed: u64,
 }
 
 /// The `game` value scripts receive: a handle onto the state of the call in progress.
@@ -141,6 +222,7 @@ impl Scripts {
         let mut engine = Engine::new();
         engine.set_max_expr_depths(128, 64);
         engine.disable_symbol("eval");
+        engine.on_progress(progress_check);
         engine.on_print(|s| eprintln!("[script] {s}"));
         engine.on_debug(|s, src, pos| eprintln!("[script debug] {}:{pos}: {s}", src.unwrap_or("?")));
         crate::api::register(&mut engine);
@@ -233,7 +315,17 @@ impl Scripts {
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
         let profiling = self.profile.lock().is_ok_and(|p| p.is_some());
         let started = profiling.then(std::time::Instant::now);
+        let (live, allocated) = crate::alloc::counters();
+        let call = CallStart {
+            live,
+            allocated,
+            work: WORK.with(std::cell::Cell::get),
+            max_operations: self.limits.max_operations,
+            at: std::time::Instant::now(),
+        };
+        let outer = CALL.with(|c| c.replace(Some(call)));
         let result = self.engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &self.ast, &f.name, all);
+        CALL.with(|c| c.set(outer));
         if let (Some(t), Ok(mut p)) = (started, self.profile.lock()) {
             if let Some(m) = p.as_mut() {
                 let e = m.entry(f.name.clone()).or_default();
@@ -275,6 +367,13 @@ fn describe(
             "runaway recursion: more than {} nested calls (raise `[limits] max_call_depth` if the rule really needs them)",
             limits.max_call_depth
         ),
+        EvalAltResult::ErrorTerminated(reason, _) => {
+            format!("{reason}; the script sandbox ends such calls (see `[limits]` in the authoring guide)")
+        }
+        EvalAltResult::ErrorDataTooLarge(what, _) => format!(
+            "{what} exceeds the sandbox's limit (strings {} characters, arrays {} elements, maps {} entries; see `[limits]`)",
+            limits.max_string_size, limits.max_array_size, limits.max_map_size
+        ),
         EvalAltResult::ErrorTooManyOperations(_) => {
             format!(
                 "exceeded the budget of {} operations in one call (an endless loop? raise `[limits] max_operations` if not)",
@@ -297,7 +396,7 @@ fn describe(
         // Some errors (the operation budget) carry no position: point at the function.
         (Some(src), None) => {
             let name = trail.last().map(String::as_str).unwrap_or(function);
-            let text = std::fs::read_to_string(&src).unwrap_or_default();
+            let text = crate::files::read_text(Path::new(&src), crate::files::MAX_GAME_FILE_BYTES).unwrap_or_default();
             let offset = text.find(&format!("fn {name}(")).unwrap_or(0);
             Some(crate::diag::locate_in(Path::new(&src), &text, offset))
         }
@@ -309,7 +408,44 @@ fn describe(
 impl Work {
     /// Work on a state, recording events if `logging`.
     pub fn new(state: State, logging: bool) -> Work {
-        Work { state, events: Vec::new(), pushed: Vec::new(), logging }
+        Work { state, events: Vec::new(), pushed: Vec::new(), logging, handed: 0 }
+    }
+
+    /// Converts a value a script hands to the engine, charging it to the call's budget
+    /// ([`MAX_CALL_HANDED`]); depth and size are checked before anything is copied.
+    pub fn take_value(&mut self, d: &Dynamic) -> Result<Value, String> {
+        let bytes = crate::value::measure_dynamic(d, crate::value::MAX_VALUE_BYTES)?;
+        self.hand(bytes)?;
+        Value::from_dynamic(d)
+    }
+
+    /// Charges `bytes` handed to the engine outside [`Work::take_value`] (a log line) to the
+    /// call's budget ([`MAX_CALL_HANDED`]).
+    pub fn hand(&mut self, bytes: u64) -> Result<(), String> {
+        if self.handed + bytes > MAX_CALL_HANDED {
+            return Err(format!(
+                "one call may hand the engine at most {} (variables, properties, contexts, log lines); this one has handed {} bytes and would add {bytes} more",
+                crate::files::human_bytes(MAX_CALL_HANDED),
+                self.handed
+            ));
+        }
+        self.handed += bytes;
+        Ok(())
+    }
+
+    /// Charges `bytes` the engine will keep for the rest of the game (a variable's value, a
+    /// created component, a log line) to the game's budget ([`MAX_GAME_KEPT`]) before they are
+    /// stored; `freed` bytes (the value a variable held) are given back.
+    pub fn keep(&mut self, bytes: u64, freed: u64) -> Result<(), String> {
+        let kept = self.state.script_bytes.saturating_sub(freed) + bytes;
+        if kept > MAX_GAME_KEPT {
+            return Err(format!(
+                "the scripts of one game may make the engine keep at most {} (variables, components, log lines)",
+                crate::files::human_bytes(MAX_GAME_KEPT)
+            ));
+        }
+        self.state.script_bytes = kept;
+        Ok(())
     }
 
     /// A stand-in while the real work is lent to a script.

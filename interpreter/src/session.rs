@@ -30,7 +30,8 @@ pub struct Move {
     pub label: Option<String>,
 }
 
-/// A game in progress.
+/// A game in progress. A clone is an independent copy (for checks and search).
+#[derive(Clone)]
 pub struct Session<'g> {
     game: &'g Game,
     state: State,
@@ -205,7 +206,12 @@ impl<'g> Session<'g> {
             .map(|o| if o.id == o.label { o.id.clone() } else { format!("{} ({})", o.id, o.label) })
             .collect();
         let why = if by_label.len() > 1 { "matches several options by label" } else { "is not a legal option" };
-        Err(PlayError::Illegal(format!("`{option}` {why} for {who} in `{}`; legal: {}", d.name, legal.join(", "))))
+        Err(PlayError::Illegal(format!(
+            "`{}` {why} for {who} in `{}`; legal: {}",
+            quote_input(option),
+            d.name,
+            legal.join(", ")
+        )))
     }
 
     /// Applies a seat's choice by index into [`Session::options`].
@@ -398,4 +404,18 @@ impl Session<'_> {
     pub fn seat(&self, name: &str) -> Option<usize> {
         (0..self.state.players).find(|p| self.game.rules.seat_name(*p) == name)
     }
+}
+
+/// Input typed by a person or read from a file, made safe to print: control characters
+/// escaped (no terminal escapes reach the screen) and cut after 80 characters.
+pub fn quote_input(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(80)
+        .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })
+        .collect();
+    if text.chars().nth(80).is_some() {
+        out.push('…');
+    }
+    out
 }

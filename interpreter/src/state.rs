@@ -161,6 +161,11 @@ pub struct State {
     pub steps: u64,
     /// Decisions taken so far.
     pub decisions: u64,
+    /// Bytes the scripts have made the engine keep (variables, created components, log
+    /// lines), counted against [`crate::script::MAX_GAME_KEPT`]. Not part of the state's
+    /// hash: it depends on whether a log is kept.
+    #[serde(skip)]
+    pub script_bytes: u64,
     /// Components pushed out of full zones since the caller last looked (for the log).
     #[serde(skip)]
     pub pushed_out: Vec<u32>,
@@ -193,6 +198,7 @@ impl State {
             ending: false,
             steps: 0,
             decisions: 0,
+            script_bytes: 0,
             pushed_out: Vec::new(),
         };
         for c in &rules.components {
@@ -204,7 +210,33 @@ impl State {
     /// Creates the instances of one declared set (ranges multiplied out, one set per player
     /// if asked) and puts them in their zone.
     fn create_declared(&mut self, rules: &Rules, c: &crate::rules::DeclaredComponent) -> Result<(), String> {
-        use crate::rules::PropSpec;
+        use crate::rules::{PropSpec, MAX_COMPONENTS};
+        // Count before allocating anything: a declaration may ask for a billion instances.
+        let kind_name = &rules.component_types[c.kind].name;
+        let per_combo = |spec: &PropSpec| -> i128 {
+            match spec {
+                PropSpec::Fixed(_) => 1,
+                PropSpec::Range(a, b) => {
+                    (b.get(&rules.params, self.players) as i128 - a.get(&rules.params, self.players) as i128 + 1).max(0)
+                }
+                PropSpec::Each(items) => items.len() as i128,
+            }
+        };
+        let owners_n = if c.per_player { self.players as i128 } else { 1 };
+        let copies_n = c.count.get(&rules.params, self.players).max(0) as i128;
+        let wanted = c
+            .props
+            .values()
+            .map(per_combo)
+            .try_fold(owners_n * copies_n, |acc, n| acc.checked_mul(n))
+            .unwrap_or(i128::MAX);
+        let room = (MAX_COMPONENTS - self.components.list.len().min(MAX_COMPONENTS)) as i128;
+        if wanted > room {
+            return Err(format!(
+                "components `{kind_name}`: the declaration makes {} instances, more than the {MAX_COMPONENTS} components a game may hold",
+                if wanted == i128::MAX { "too many".to_string() } else { wanted.to_string() }
+            ));
+        }
         let mut combos: Vec<IndexMap<String, Value>> = vec![IndexMap::new()];
         for (k, spec) in &c.props {
             let values: Vec<Value> = match spec {
@@ -267,6 +299,9 @@ impl State {
         id: Option<String>,
         props: IndexMap<String, Value>,
     ) -> Result<u32, String> {
+        if self.components.list.len() >= crate::rules::MAX_COMPONENTS {
+            return Err(format!("the game already holds {} components, the most it may", crate::rules::MAX_COMPONENTS));
+        }
         let comps = Arc::make_mut(&mut self.components);
         let idx = comps.list.len() as u32;
         let id = id.unwrap_or_else(|| format!("{}-{}", rules.component_types[kind].name, idx + 1));
@@ -303,6 +338,7 @@ impl State {
             return;
         }
         let cards = &mut self.zones[z as usize][o as usize].cards;
+        crate::script::charge(cards.len());
         if let Some(pos) = cards.iter().rposition(|c| *c == idx) {
             cards.remove(pos);
         }
@@ -379,6 +415,7 @@ impl State {
             ending: false,
             steps: 0,
             decisions: 0,
+            script_bytes: 0,
             pushed_out: Vec::new(),
         }
     }

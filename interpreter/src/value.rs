@@ -26,6 +26,50 @@ pub enum Value {
     Map(IndexMap<String, Value>),
 }
 
+/// How deeply lists and maps may nest in a value a script hands to the engine.
+pub const MAX_VALUE_DEPTH: usize = 32;
+/// The largest single value a script may hand to the engine, in (approximate) bytes.
+pub const MAX_VALUE_BYTES: u64 = 16 << 20;
+/// What one value slot costs in the budgets besides its content.
+const SLOT_BYTES: u64 = 16;
+
+/// The approximate bytes a Rhai value would take as a [`Value`], refused (without copying
+/// anything) when it nests deeper than [`MAX_VALUE_DEPTH`] or exceeds `cap` bytes.
+pub fn measure_dynamic(d: &Dynamic, cap: u64) -> Result<u64, String> {
+    fn walk(d: &Dynamic, depth: usize, total: &mut u64, cap: u64) -> Result<(), String> {
+        if depth > MAX_VALUE_DEPTH {
+            return Err(format!(
+                "a value nested more than {MAX_VALUE_DEPTH} lists or maps deep cannot be stored in the game state"
+            ));
+        }
+        *total += SLOT_BYTES;
+        if d.is_string() {
+            *total += d.read_lock::<rhai::ImmutableString>().map_or(0, |s| s.len() as u64);
+        } else if d.is_array() {
+            let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
+            for v in arr.iter() {
+                walk(v, depth + 1, total, cap)?;
+            }
+        } else if d.is_map() {
+            let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
+            for (k, v) in map.iter() {
+                *total += k.len() as u64;
+                walk(v, depth + 1, total, cap)?;
+            }
+        }
+        if *total > cap {
+            return Err(format!(
+                "a value of more than {} cannot be handed to the engine",
+                crate::files::human_bytes(cap)
+            ));
+        }
+        Ok(())
+    }
+    let mut total = 0;
+    walk(d, 0, &mut total, cap)?;
+    Ok(total)
+}
+
 impl Value {
     /// Converts a TOML value; floats and datetimes have no engine meaning and are refused.
     pub fn from_toml(v: &toml::Value) -> Result<Value, String> {
@@ -61,8 +105,26 @@ impl Value {
     }
 
     /// Converts from a Rhai value; values without a plain-data meaning (functions, custom
-    /// types) are refused with a message naming their type.
+    /// types) are refused with a message naming their type, and so are values nested deeper
+    /// than [`MAX_VALUE_DEPTH`] or larger than [`MAX_VALUE_BYTES`] (measured before anything
+    /// is copied).
     pub fn from_dynamic(d: &Dynamic) -> Result<Value, String> {
+        measure_dynamic(d, MAX_VALUE_BYTES)?;
+        Value::convert_dynamic(d)
+    }
+
+    /// The approximate bytes this value holds (what the script budgets count).
+    pub fn approx_bytes(&self) -> u64 {
+        SLOT_BYTES
+            + match self {
+                Value::Unit | Value::Bool(_) | Value::Int(_) => 0,
+                Value::Str(s) => s.len() as u64,
+                Value::List(l) => l.iter().map(Value::approx_bytes).sum(),
+                Value::Map(m) => m.iter().map(|(k, v)| k.len() as u64 + v.approx_bytes()).sum(),
+            }
+    }
+
+    fn convert_dynamic(d: &Dynamic) -> Result<Value, String> {
         if d.is_unit() {
             return Ok(Value::Unit);
         }
@@ -83,13 +145,13 @@ impl Value {
         }
         if d.is_array() {
             let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
-            return Ok(Value::List(arr.iter().map(Value::from_dynamic).collect::<Result<_, _>>()?));
+            return Ok(Value::List(arr.iter().map(Value::convert_dynamic).collect::<Result<_, _>>()?));
         }
         if d.is_map() {
             let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
             let mut out = IndexMap::new();
             for (k, v) in map.iter() {
-                out.insert(k.to_string(), Value::from_dynamic(v)?);
+                out.insert(k.to_string(), Value::convert_dynamic(v)?);
             }
             return Ok(Value::Map(out));
         }

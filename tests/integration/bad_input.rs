@@ -3,7 +3,6 @@
 //! panic or a hang.
 
 use rulebook::{load_game, LoadOptions};
-use std::process::Command;
 
 #[test]
 fn every_broken_game_fails_validation_with_located_diagnostics() {
@@ -11,11 +10,9 @@ fn every_broken_game_fails_validation_with_located_diagnostics() {
         let folder = path.parent().expect("case folder");
         let name = folder.file_name().unwrap().to_string_lossy().to_string();
         let rel = format!("tests/bad-input/{name}");
-        let out = Command::new(env!("CARGO_BIN_EXE_rulebook"))
-            .args(["validate", "--deny", "warnings", "--playouts", "2", &rel])
-            .current_dir(crate::root())
-            .output()
-            .unwrap();
+        // A deadline: a hang is a finding, not a stuck test run.
+        let args = ["validate", "--deny", "warnings", "--playouts", "2", &rel];
+        let out = crate::hardening::run_with_deadline(&args, b"", std::time::Duration::from_secs(120));
         assert_eq!(out.status.code(), Some(1), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(stdout.contains("-->"), "{name}: no located diagnostic:\n{stdout}");

@@ -7,10 +7,15 @@ mod engine;
 mod flaschenteufel;
 mod fuzz;
 mod golden;
+mod hardening;
 mod oracle;
 mod scenarios;
 
 use std::path::PathBuf;
+
+/// The allocator the `rulebook` binary uses, so script memory budgets hold in these tests too.
+#[global_allocator]
+static ALLOC: rulebook::alloc::Counting<mimalloc::MiMalloc> = rulebook::alloc::Counting(mimalloc::MiMalloc);
 
 /// The repository root (tests run with the interpreter crate as working directory).
 pub fn root() -> PathBuf {

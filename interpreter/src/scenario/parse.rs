@@ -208,8 +208,77 @@ fn words(rule: &Rule) -> String {
     .to_string()
 }
 
+/// Byte offsets where lines start: line numbers in O(log n), where pest's own `line_col`
+/// rescans the text from its start on every call (quadratic over a file).
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        Lines(std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect())
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
+        let line = self.0.partition_point(|&start| start <= offset);
+        let start = self.0[line - 1];
+        (line, text.get(start..offset).map_or(1, |t| t.chars().count() + 1))
+    }
+}
+
+/// The first character a scenario file may not hold: control characters other than tab and
+/// line breaks (a binary file, a stray terminal escape), never echoed back raw.
+fn first_control_char(text: &str) -> Option<(usize, char)> {
+    text.char_indices().find(|(_, c)| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+}
+
+/// The whole numbers of a parsed file that do not fit their type, and header values out of
+/// range: located errors instead of silent defaults.
+fn check_numbers(root: &Pair<'_, Rule>, lines: &Lines, text: &str, path: &Path) -> Result<(), ParseError> {
+    let at = |p: &Pair<'_, Rule>, message: String| {
+        let (line, column) = lines.line_col(text, p.as_span().start());
+        ParseError { location: crate::diag::Location { file: path.to_path_buf(), line, column }, message }
+    };
+    for p in root.clone().into_inner().flatten() {
+        match p.as_rule() {
+            Rule::int if p.as_str().parse::<i64>().is_err() => {
+                return Err(at(
+                    &p,
+                    format!("`{}` is too large: whole numbers go from {} to {}", p.as_str(), i64::MIN, i64::MAX),
+                ));
+            }
+            Rule::uint if p.as_str().parse::<u64>().is_err() => {
+                return Err(at(&p, format!("`{}` is too large: the most is {}", p.as_str(), u64::MAX)));
+            }
+            Rule::players => {
+                let n = p.clone().into_inner().next();
+                if let Some(n) = n.filter(|n| {
+                    !n.as_str().parse::<usize>().is_ok_and(|v| (1..=crate::rules::MAX_PLAYERS).contains(&v))
+                }) {
+                    return Err(at(
+                        &n,
+                        format!("`players {}`: a game has 1 to {} seats", n.as_str(), crate::rules::MAX_PLAYERS),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Parses a scenario or transcript file's text.
 pub fn parse(path: &Path, text: &str) -> Result<ScenarioFile, ParseError> {
+    let lines = Lines::new(text);
+    if let Some((offset, c)) = first_control_char(text) {
+        let (line, column) = lines.line_col(text, offset);
+        return Err(ParseError {
+            location: crate::diag::Location { file: path.to_path_buf(), line, column },
+            message: format!(
+                "control character U+{:04X} is not allowed in a scenario file (is this a binary file?)",
+                c as u32
+            ),
+        });
+    }
     let mut pairs = ScenarioParser::parse(Rule::file, text).map_err(|e| {
         let (line, column) = match e.line_col {
             pest::error::LineColLocation::Pos(p) | pest::error::LineColLocation::Span(p, _) => p,
@@ -235,13 +304,21 @@ pub fn parse(path: &Path, text: &str) -> Result<ScenarioFile, ParseError> {
             }
             pest::error::ErrorVariant::CustomError { message } => message.clone(),
         };
+        // An error on the last line of a file whose last scenario is not closed: say so.
+        let last_line = text.trim_end().lines().count().max(1);
+        let message = if line >= last_line && !text.trim_end().ends_with('}') && text.contains("scenario") {
+            format!("{message}; the file ends here without the closing `}}` of a scenario: is it cut short?")
+        } else {
+            message
+        };
         ParseError { location: crate::diag::Location { file: path.to_path_buf(), line, column }, message }
     })?;
     let mut file = ScenarioFile { path: path.to_path_buf(), ..Default::default() };
     let root = pairs.next().expect("the file rule always yields one pair");
+    check_numbers(&root, &lines, text, path)?;
     for pair in root.into_inner() {
         match pair.as_rule() {
-            Rule::scenario => file.scenarios.push(scenario(pair)),
+            Rule::scenario => file.scenarios.push(scenario(pair, &lines, text)),
             Rule::EOI => {}
             _ => header_line(&mut file.header, pair),
         }
@@ -350,13 +427,13 @@ fn name_seat<'a>(inner: &mut std::iter::Peekable<pest::iterators::Pairs<'a, Rule
     (name, seat)
 }
 
-fn scenario(pair: Pair<'_, Rule>) -> Scenario {
-    let line = pair.as_span().start_pos().line_col().0;
+fn scenario(pair: Pair<'_, Rule>, lines: &Lines, text_all: &str) -> Scenario {
+    let line = lines.line_col(text_all, pair.as_span().start()).0;
     let mut inner = pair.into_inner();
     let name = inner.next().map(text).unwrap_or_default();
     let mut s = Scenario { name, line, ..Default::default() };
     for st in inner {
-        let line = st.as_span().start_pos().line_col().0;
+        let line = lines.line_col(text_all, st.as_span().start()).0;
         let rule = st.as_rule();
         let kind = match rule {
             Rule::description => {

@@ -2,12 +2,13 @@
 //! person sees only their own view, and the screen is handed over between people.
 
 use crate::cli::{Cli, PlayArgs};
+use crate::input::{InputError, Lines};
 use crate::locate::load;
 use crate::render;
 use rulebook::bot::{make_bot, Bot, SeatObservation, BOT_NAMES};
 use rulebook::scenario::{transcript, Setup};
 use rulebook::{PlayError, Session};
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 const HELP: &str =
@@ -56,7 +57,7 @@ fn play_loop(session: &mut Session<'_>, args: &PlayArgs, seed: u64) -> Result<Ex
     let mut printed = 0;
     let mut shown_to: Option<usize> = None;
     let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
+    let mut lines = Lines::new(stdin.lock());
     loop {
         let log = session.log();
         for e in &log[printed..] {
@@ -91,8 +92,15 @@ fn play_loop(session: &mut Session<'_>, args: &PlayArgs, seed: u64) -> Result<Ex
         loop {
             print!("{}> ", game.rules.seat_name(p));
             std::io::stdout().flush().ok();
-            let Some(Ok(line)) = lines.next() else {
-                return Err("input ended before the game did".into());
+            let line = match lines.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => return Err("input ended before the game did".into()),
+                Err(e @ InputError::Io(_)) => return Err(e.to_string()),
+                Err(e) if interactive => {
+                    eprintln!("{e}: it was ignored, type the option again");
+                    continue;
+                }
+                Err(e) => return Err(format!("bad input: {e}")),
             };
             let text = line.trim();
             match text {
@@ -127,12 +135,8 @@ fn play_loop(session: &mut Session<'_>, args: &PlayArgs, seed: u64) -> Result<Ex
             let result = index.and_then(|i| session.apply_index(p, i));
             match result {
                 Ok(()) => break,
-                Err(PlayError::Illegal(m)) => {
-                    eprintln!("illegal: {m}");
-                    if !interactive {
-                        return Err(format!("illegal move: {m}"));
-                    }
-                }
+                Err(PlayError::Illegal(m)) if interactive => eprintln!("illegal: {m}"),
+                Err(PlayError::Illegal(m)) => return Err(format!("illegal move: {m}")),
                 Err(e) => return Err(e.to_string()),
             }
         }
@@ -145,7 +149,7 @@ fn hand_over(
     p: usize,
     interactive: bool,
     screen: bool,
-    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    lines: &mut Lines<impl std::io::BufRead>,
 ) -> Result<(), String> {
     let name = session.game().rules.seat_name(p);
     if screen {
@@ -156,7 +160,7 @@ fn hand_over(
     if interactive {
         print!("Pass the screen to {name} and press Enter ");
         std::io::stdout().flush().ok();
-        if lines.next().is_none() {
+        if !matches!(lines.next_line(), Ok(Some(_)) | Err(InputError::TooLong | InputError::NotText)) {
             return Err("input ended before the game did".into());
         }
         if screen {

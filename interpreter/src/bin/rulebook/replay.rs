@@ -6,7 +6,8 @@ use rulebook::scenario::{parse, Runner};
 use std::process::ExitCode;
 
 pub fn run(cli: &Cli, args: &ReplayArgs) -> Result<ExitCode, String> {
-    let text = std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
+    let text = rulebook::files::read_text(&args.file, rulebook::files::MAX_SCRIPT_TEXT_BYTES)
+        .map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
     let file = parse(&args.file, &text).map_err(|e| format!("{}: {}", e.location, e.message))?;
     if file.scenarios.is_empty() {
         return Err(format!("{}: no recorded game in this file", args.file.display()));

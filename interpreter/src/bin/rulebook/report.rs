@@ -1,7 +1,7 @@
 //! Printing diagnostics: cargo-style snippets for people (annotate-snippets), one JSON object
 //! per line for tools, GitHub workflow commands for pull-request annotations.
 
-use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use rulebook::{Diagnostic, Severity};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -69,7 +69,11 @@ pub fn human(d: &Diagnostic) -> String {
         Severity::Warning => Level::WARNING,
     };
     let source = d.location.as_ref().and_then(|l| {
-        let text = std::fs::read_to_string(&l.file).ok()?;
+        // A refused file (outside the game, a device) is named, never quoted.
+        if d.unquoted {
+            return None;
+        }
+        let text = rulebook::files::read_text(&l.file, rulebook::files::MAX_GAME_FILE_BYTES).ok()?;
         let line = text.lines().nth(l.line.checked_sub(1)?)?.to_string();
         Some((l, line))
     });
@@ -88,18 +92,19 @@ pub fn human(d: &Diagnostic) -> String {
                 .annotation(AnnotationKind::Primary.span(start..end.max(start)));
             title.element(snippet)
         }
-        None => Group::with_title(title),
+        // Not quoted (refused, or unreadable): the place alone, under the title.
+        None => match &d.location {
+            Some(l) => {
+                path_text = l.file.display().to_string();
+                title.element(Origin::path(path_text.as_str()).line(l.line).char_column(l.column))
+            }
+            None => Group::with_title(title),
+        },
     };
     groups.push(main);
     if let Some(h) = &d.help {
         groups.push(Group::with_title(Level::HELP.secondary_title(h.as_str())));
     }
     let renderer = if std::io::stdout().is_terminal() { Renderer::styled() } else { Renderer::plain() };
-    let mut out = renderer.render(&groups).to_string();
-    if source.is_none() {
-        if let Some(l) = &d.location {
-            out.push_str(&format!("\n  --> {l}"));
-        }
-    }
-    out
+    renderer.render(&groups).to_string()
 }

@@ -2,6 +2,7 @@
 
 use crate::cli::{Cli, TestArgs};
 use crate::locate::games_dir;
+use rulebook::files::{read_text, MAX_SCRIPT_TEXT_BYTES};
 use rulebook::scenario::{parse, scenario_files, Runner};
 use std::process::ExitCode;
 
@@ -17,7 +18,14 @@ pub fn run(cli: &Cli, args: &TestArgs) -> Result<ExitCode, String> {
             continue;
         }
         for file in scenario_files(path) {
-            let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let text = match read_text(&file, MAX_SCRIPT_TEXT_BYTES) {
+                Ok(t) => t,
+                Err(e) => {
+                    println!("FAIL {}: cannot read: {e}", file.display());
+                    failed += 1;
+                    continue;
+                }
+            };
             let parsed = match parse(&file, &text) {
                 Ok(p) => p,
                 Err(e) => {

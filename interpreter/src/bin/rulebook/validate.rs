@@ -42,6 +42,7 @@ fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
         let loaded = load_game(folder, &LoadOptions { variants: variants.clone(), options: vec![] });
         let Some(g) = loaded.game else { continue };
         for players in g.rules.min_players..=g.rules.max_players {
+            let mut failed = false;
             for i in 0..playouts {
                 let seed = derive_seed(0x5EED, i);
                 if let Err(f) = play_one(&g, players, i, seed, "random") {
@@ -77,12 +78,43 @@ fn check(folder: &Path, playouts: u64) -> Vec<Diagnostic> {
                             .at(location)
                             .help(format!("reproduce with: rulebook play {}{variant_flags} --players {players} --bots {players} --seed {seed}", folder.display())),
                     );
+                    failed = true;
                     break;
                 }
+            }
+            // A game that fails is reported above; the leak check would only fail it again.
+            if playouts > 0 && !failed {
+                diags.extend(leak_check(folder, &g, &variants, players));
             }
         }
     }
     diags
+}
+
+/// The leak check (`rulebook::leak`) on one seeded game: a warning naming what leaked and
+/// how to reproduce it. A game that fails is reported by the smoke playouts instead.
+fn leak_check(folder: &Path, g: &rulebook::Game, variants: &[String], players: usize) -> Option<Diagnostic> {
+    let seed = rulebook::leak::seed(0);
+    let leak = rulebook::leak::check_game(g, players, seed).ok()??;
+    let variant_flags: String = variants.iter().map(|v| format!(" --variant {v}")).collect();
+    let location =
+        g.sources.files().first().map(|f| rulebook::diag::Location { file: f.path.clone(), line: 1, column: 1 });
+    Some(
+        Diagnostic::warning(
+            "W0007",
+            format!(
+                "leak with {players} players{} after {} decisions: {}",
+                if variants.is_empty() { String::new() } else { format!(" ({})", variants.join(", ")) },
+                leak.decisions,
+                leak.message
+            ),
+        )
+        .at(location)
+        .help(format!(
+            "a seat must learn nothing its zones' visibility hides; replay with: rulebook play {}{variant_flags} --players {players} --bots {players} --seed {seed}",
+            folder.display()
+        )),
+    )
 }
 
 pub fn run(_cli: &Cli, args: &ValidateArgs) -> Result<ExitCode, String> {
