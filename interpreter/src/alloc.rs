@@ -1,5 +1,5 @@
-//! Memory accounting for the script sandbox: a global allocator wrapper that counts, per
-//! thread, the bytes live and the bytes ever allocated. A script call compares the counts at
+//! Accounting for the script sandbox: a global allocator wrapper that counts, per thread, the
+//! bytes live and the bytes ever allocated, and a per-thread count of engine work. A script call compares the counts at
 //! its start with the counts while it runs ([`crate::script`]'s progress check) and is ended
 //! with an error when it keeps or churns more than its budget, whatever the script did to get
 //! there (long strings, maps of strings, values captured in curried function pointers).
@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 thread_local! {
     static LIVE: Cell<i64> = const { Cell::new(0) };
     static TOTAL: Cell<u64> = const { Cell::new(0) };
+    static WORK: Cell<u64> = const { Cell::new(0) };
 }
 
 static INSTALLED: AtomicBool = AtomicBool::new(false);
@@ -59,6 +60,18 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Counting<A> {
 /// when memory allocated on another thread is freed here; only differences are meaningful.
 pub fn counters() -> (i64, u64) {
     (LIVE.try_with(Cell::get).unwrap_or(0), TOTAL.try_with(Cell::get).unwrap_or(0))
+}
+
+/// Counts engine-side work done on this thread (elements moved, shuffled, listed, scanned),
+/// which [`crate::script`] charges to the operation budget of the call in progress. Kept here,
+/// beside the byte counters, so that every layer may count without depending on the scripts.
+pub fn charge(elements: usize) {
+    let _ = WORK.try_with(|w| w.set(w.get().saturating_add(elements as u64)));
+}
+
+/// This thread's engine work counted so far (see [`charge`]); only differences are meaningful.
+pub fn work() -> u64 {
+    WORK.try_with(Cell::get).unwrap_or(0)
 }
 
 /// Whether [`Counting`] is the global allocator (it has counted an allocation).

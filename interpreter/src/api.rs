@@ -38,7 +38,7 @@ impl ComponentHandle {
         match key {
             "id" => c.id.clone().into(),
             "kind" => self.rules.component_types[c.kind].name.clone().into(),
-            "label" => self.rules.label(c).into(),
+            "label" => c.label(&self.rules).into(),
             _ => c.props.get(key).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT),
         }
     }
@@ -103,7 +103,7 @@ fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
         let mut ids = w.state.zones[z][o].cards.clone();
-        crate::script::charge(ids.len());
+        crate::alloc::charge(ids.len());
         // An unordered zone lists its components in one fixed order (declaration order), the
         // same one views and decision options use.
         if !r.zones[z].ordered {
@@ -134,7 +134,7 @@ fn log_pushed_out(r: &Rules, w: &mut Work) {
             continue;
         }
         let c = &w.state.components.list[idx as usize];
-        let label = r.label(c);
+        let label = c.label(r);
         let (z, o) = w.state.location[idx as usize];
         let zone = &r.zones[z as usize];
         let whose = if zone.per_player { format!("{}'s ", r.seat_name(o as usize)) } else { String::new() };
@@ -177,7 +177,7 @@ fn shuffle(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<()> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
         let mut cards = std::mem::take(&mut w.state.zones[z][o].cards);
-        crate::script::charge(cards.len());
+        crate::alloc::charge(cards.len());
         w.state.rng.shuffle(&mut cards);
         w.state.zones[z][o].cards = cards;
         let name = if r.zones[z].per_player {
@@ -301,6 +301,15 @@ fn log_line(w: &mut Work, len: usize) -> Result<(), String> {
         w.keep(len as u64, 0)?;
     }
     Ok(())
+}
+
+/// A public log line a script writes, of the given kind.
+fn public_line(h: &mut GameHandle, kind: EventKind, text: &str) -> Res<()> {
+    h.with(|_, w| {
+        log_line(w, text.len())?;
+        event(w, || Event::public(kind, text));
+        Ok(())
+    })
 }
 
 /// A context a script passes with a pushed step, charged to the call's budget.
@@ -447,7 +456,7 @@ pub fn register(engine: &mut Engine) {
         "The items' texts joined with a separator (`[1, 2].join(\", \")` is `\"1, 2\"`).",
         &["list: Array", "separator: &str", "String"],
         |a: &mut Array, sep: &str| {
-            crate::script::charge(a.len());
+            crate::alloc::charge(a.len());
             a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(sep)
         }
     );
@@ -898,26 +907,14 @@ pub fn register(engine: &mut Engine) {
         "log_reveal",
         "Adds a public line that shows hidden components on purpose, as a rule's reveal does (cards turned over, a face-down pile counted at the end). `validate`'s leak check takes what it names as shown to everyone; use `log` for every other line.",
         &["game: Game", "text: &str", "()"],
-        |h: &mut GameHandle, text: &str| {
-            h.with(|_, w| {
-                log_line(w, text.len())?;
-                event(w, || Event::public(EventKind::Reveal, text));
-                Ok(())
-            })
-        }
+        |h: &mut GameHandle, text: &str| public_line(h, EventKind::Reveal, text)
     );
     reg!(
         engine,
         "log",
         "Adds a public line to the game's log.",
         &["game: Game", "text: &str", "()"],
-        |h: &mut GameHandle, text: &str| {
-            h.with(|_, w| {
-                log_line(w, text.len())?;
-                event(w, || Event::public(EventKind::Message, text));
-                Ok(())
-            })
-        }
+        |h: &mut GameHandle, text: &str| public_line(h, EventKind::Message, text)
     );
     reg!(
         engine,

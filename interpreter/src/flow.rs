@@ -260,7 +260,7 @@ impl Game {
                         out.push(Choice::Component(idx));
                         continue;
                     }
-                    let value = Value::from_dynamic(&item).map_err(PlayError::Rule)?;
+                    let value = crate::convert::from_dynamic(&item).map_err(PlayError::Rule)?;
                     let id = match value.get("id") {
                         Some(Value::Str(s)) => s.clone(),
                         Some(Value::Int(i)) => i.to_string(),
@@ -347,7 +347,7 @@ impl Game {
         }
         let arr: rhai::Array = opts.iter().map(|c| self.choice_value(&work.state, c)).collect();
         let v = self.call(work, auto, vec![Dynamic::from_int(player as i64), Dynamic::from_array(arr)], ctx)?;
-        let v = match Value::from_dynamic(&v) {
+        let v = match crate::convert::from_dynamic(&v) {
             // A component handle becomes its id.
             Ok(Value::Str(id)) => Dynamic::from(id),
             _ => v,
@@ -358,7 +358,7 @@ impl Game {
             });
         } else if let Some(s) = v.clone().try_cast::<String>() {
             s
-        } else if let Some(Value::Str(s)) = Value::from_dynamic(&v).ok().and_then(|m| m.get("id").cloned()) {
+        } else if let Some(Value::Str(s)) = crate::convert::from_dynamic(&v).ok().and_then(|m| m.get("id").cloned()) {
             s
         } else {
             return Err(PlayError::Rule(format!(
@@ -390,7 +390,7 @@ impl Game {
                     .as_ref()
                     .or(self.rules.component_types[comp.kind].label.as_ref());
                 match template {
-                    Some(t) => fill_template(t, &comp.props, &comp.id),
+                    Some(t) => crate::value::fill_template(t, &comp.props, &comp.id),
                     None => comp.id.clone(),
                 }
             }
@@ -573,7 +573,7 @@ impl Game {
 
     /// A component's label from its type's template.
     pub(crate) fn component_label(&self, st: &State, idx: u32) -> String {
-        self.rules.label(&st.components.list[idx as usize])
+        st.components.list[idx as usize].label(&self.rules)
     }
 
     /// Ends the game: scores, winners, the last log line.
@@ -618,43 +618,5 @@ impl Game {
         work.state.outcome = Some(Outcome { winners, scores });
         work.state.stack.clear();
         Ok(())
-    }
-}
-
-/// Fills `{prop}` placeholders from a component's properties (`{id}` is the id; `{prop?}`
-/// is left empty when the component has no such property, `{prop}` is kept as written).
-/// Surrounding spaces are trimmed.
-pub fn fill_template(t: &str, props: &indexmap::IndexMap<String, Value>, id: &str) -> String {
-    let mut out = String::with_capacity(t.len() + 8);
-    let mut rest = t;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        match rest[start..].find('}') {
-            Some(end) => {
-                let key = &rest[start + 1..start + end];
-                let (key, optional) = match key.strip_suffix('?') {
-                    Some(k) => (k, true),
-                    None => (key, false),
-                };
-                match (key, props.get(key)) {
-                    ("id", _) => out.push_str(id),
-                    (_, Some(v)) => out.push_str(&v.to_string()),
-                    (_, None) if optional => {}
-                    (_, None) => out.push_str(&rest[start..=start + end]),
-                }
-                rest = &rest[start + end + 1..];
-            }
-            None => {
-                out.push_str(&rest[start..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    let trimmed = out.trim();
-    if trimmed.len() == out.len() {
-        out
-    } else {
-        trimmed.to_string()
     }
 }

@@ -161,7 +161,7 @@ fn names_hidden(
     let st = session.state();
     let mut label_count: HashMap<String, usize> = HashMap::new();
     for c in &st.components.list {
-        *label_count.entry(r.label(c)).or_default() += 1;
+        *label_count.entry(c.label(r)).or_default() += 1;
     }
     let mut values: Vec<String> = values(&session.view(q)).difference(&told.shown).cloned().collect();
     values.sort();
@@ -182,7 +182,7 @@ fn names_hidden(
     );
     let unknown: Vec<&crate::state::Component> = st.components.list.iter().filter(|c| !known.contains(&c.id)).collect();
     for c in unknown {
-        let label = r.label(c);
+        let label = c.label(r);
         let mut names = vec![c.id.as_str()];
         // A label names one component only if no other component carries it, and only if it
         // is more than a number (labels like `7` appear in any score).

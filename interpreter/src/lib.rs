@@ -9,6 +9,7 @@ pub mod alloc;
 pub mod api;
 pub mod api_doc;
 pub mod bot;
+pub mod convert;
 pub mod def;
 pub mod diag;
 pub mod error;

@@ -478,14 +478,6 @@ impl Rules {
         self.seat_names.get(player).cloned().unwrap_or_else(|| format!("P{}", player + 1))
     }
 
-    /// A component's label: its type's `label` template filled in, or its id.
-    pub fn label(&self, c: &crate::state::Component) -> String {
-        match &self.component_types[c.kind].label {
-            Some(t) => crate::flow::fill_template(t, &c.props, &c.id),
-            None => c.id.clone(),
-        }
-    }
-
     /// Zone index by name.
     pub fn zone(&self, name: &str) -> Result<usize, String> {
         self.index.zones.get(name).copied().ok_or_else(|| unknown("zone", name, self.index.zones.keys()))

@@ -70,6 +70,14 @@ pub const MAX_GAME_KEPT: u64 = 128 << 20;
 pub const MAX_CALL_TIME: std::time::Duration =
     std::time::Duration::from_millis(if cfg!(debug_assertions) { 10_000 } else { 750 });
 
+/// The stack a thread that runs scripts needs. A script can build a value nested thousands of
+/// lists deep before its budgets stop it (Rhai does not limit nesting), and dropping such a
+/// value recurses once per level: a thread with the platform's default stack (2 MiB for
+/// spawned threads) could overflow and abort. The `rulebook` binary runs its work, and
+/// `simulate` its workers, on threads of this size (address space, not memory: only the
+/// pages touched are used); an embedding program should too.
+pub const SCRIPT_STACK_BYTES: usize = 64 << 20;
+
 /// Elements of engine work (a component moved, shuffled or listed) that count as one
 /// operation of the budget.
 pub const WORK_PER_OPERATION: u64 = 8;
@@ -86,14 +94,6 @@ struct CallStart {
 
 thread_local! {
     static CALL: std::cell::Cell<Option<CallStart>> = const { std::cell::Cell::new(None) };
-    static WORK: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// Charges engine-side work done for a script (elements moved, shuffled, listed, scanned) to
-/// the operation budget of the call in progress on this thread, at [`WORK_PER_OPERATION`]
-/// elements an operation. Outside a script call it is counted and ignored.
-pub fn charge(elements: usize) {
-    WORK.with(|w| w.set(w.get().saturating_add(elements as u64)));
 }
 
 /// Rhai's progress callback: every 256 operations, ends the call (with the reason as the
@@ -104,7 +104,7 @@ fn progress_check(ops: u64) -> Option<Dynamic> {
         return None;
     }
     let start = CALL.with(std::cell::Cell::get)?;
-    let work = WORK.with(std::cell::Cell::get).wrapping_sub(start.work) / WORK_PER_OPERATION;
+    let work = crate::alloc::work().wrapping_sub(start.work) / WORK_PER_OPERATION;
     let (live, allocated) = crate::alloc::counters();
     let reason = if ops.saturating_add(work) > start.max_operations {
         format!(
@@ -319,7 +319,7 @@ impl Scripts {
         let call = CallStart {
             live,
             allocated,
-            work: WORK.with(std::cell::Cell::get),
+            work: crate::alloc::work(),
             max_operations: self.limits.max_operations,
             at: std::time::Instant::now(),
         };
@@ -414,9 +414,9 @@ impl Work {
     /// Converts a value a script hands to the engine, charging it to the call's budget
     /// ([`MAX_CALL_HANDED`]); depth and size are checked before anything is copied.
     pub fn take_value(&mut self, d: &Dynamic) -> Result<Value, String> {
-        let bytes = crate::value::measure_dynamic(d, crate::value::MAX_VALUE_BYTES)?;
+        let bytes = crate::convert::measure_dynamic(d, crate::value::MAX_VALUE_BYTES)?;
         self.hand(bytes)?;
-        Value::from_dynamic(d)
+        crate::convert::convert_dynamic(d)
     }
 
     /// Charges `bytes` handed to the engine outside [`Work::take_value`] (a log line) to the

@@ -188,7 +188,11 @@ pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result
     let results: Vec<Result<GameRecord, Box<SimFailure>>> = if cfg.jobs <= 1 {
         (0..cfg.games).map(one).collect()
     } else {
-        match rayon::ThreadPoolBuilder::new().num_threads(cfg.jobs).build() {
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(cfg.jobs)
+            .stack_size(crate::script::SCRIPT_STACK_BYTES)
+            .build()
+        {
             Ok(pool) => pool.install(|| (0..cfg.games).into_par_iter().map(one).collect()),
             Err(_) => (0..cfg.games).map(one).collect(),
         }

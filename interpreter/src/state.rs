@@ -22,6 +22,16 @@ pub struct Component {
     pub props: IndexMap<String, Value>,
 }
 
+impl Component {
+    /// The component's label: its type's `label` template filled in, or its id.
+    pub fn label(&self, rules: &Rules) -> String {
+        match &rules.component_types[self.kind].label {
+            Some(t) => crate::value::fill_template(t, &self.props, &self.id),
+            None => self.id.clone(),
+        }
+    }
+}
+
 /// All components of a game, with an id index.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Components {
@@ -271,7 +281,7 @@ impl State {
                         if let Some(p) = owner {
                             with_seat.insert("seat".into(), Value::Int(p as i64 + 1));
                         }
-                        let id = crate::flow::fill_template(t, &with_seat, "");
+                        let id = crate::value::fill_template(t, &with_seat, "");
                         if copies > 1 {
                             format!("{id}-{}", n + 1)
                         } else {
@@ -338,7 +348,7 @@ impl State {
             return;
         }
         let cards = &mut self.zones[z as usize][o as usize].cards;
-        crate::script::charge(cards.len());
+        crate::alloc::charge(cards.len());
         if let Some(pos) = cards.iter().rposition(|c| *c == idx) {
             cards.remove(pos);
         }

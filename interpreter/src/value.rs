@@ -31,43 +31,44 @@ pub const MAX_VALUE_DEPTH: usize = 32;
 /// The largest single value a script may hand to the engine, in (approximate) bytes.
 pub const MAX_VALUE_BYTES: u64 = 16 << 20;
 /// What one value slot costs in the budgets besides its content.
-const SLOT_BYTES: u64 = 16;
+pub(crate) const SLOT_BYTES: u64 = 16;
 
-/// The approximate bytes a Rhai value would take as a [`Value`], refused (without copying
-/// anything) when it nests deeper than [`MAX_VALUE_DEPTH`] or exceeds `cap` bytes.
-pub fn measure_dynamic(d: &Dynamic, cap: u64) -> Result<u64, String> {
-    fn walk(d: &Dynamic, depth: usize, total: &mut u64, cap: u64) -> Result<(), String> {
-        if depth > MAX_VALUE_DEPTH {
-            return Err(format!(
-                "a value nested more than {MAX_VALUE_DEPTH} lists or maps deep cannot be stored in the game state"
-            ));
-        }
-        *total += SLOT_BYTES;
-        if d.is_string() {
-            *total += d.read_lock::<rhai::ImmutableString>().map_or(0, |s| s.len() as u64);
-        } else if d.is_array() {
-            let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
-            for v in arr.iter() {
-                walk(v, depth + 1, total, cap)?;
+/// Fills `{prop}` placeholders from a component's properties (`{id}` is the id; `{prop?}`
+/// is left empty when the component has no such property, `{prop}` is kept as written).
+/// Surrounding spaces are trimmed.
+pub fn fill_template(t: &str, props: &IndexMap<String, Value>, id: &str) -> String {
+    let mut out = String::with_capacity(t.len() + 8);
+    let mut rest = t;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        match rest[start..].find('}') {
+            Some(end) => {
+                let key = &rest[start + 1..start + end];
+                let (key, optional) = match key.strip_suffix('?') {
+                    Some(k) => (k, true),
+                    None => (key, false),
+                };
+                match (key, props.get(key)) {
+                    ("id", _) => out.push_str(id),
+                    (_, Some(v)) => out.push_str(&v.to_string()),
+                    (_, None) if optional => {}
+                    (_, None) => out.push_str(&rest[start..=start + end]),
+                }
+                rest = &rest[start + end + 1..];
             }
-        } else if d.is_map() {
-            let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
-            for (k, v) in map.iter() {
-                *total += k.len() as u64;
-                walk(v, depth + 1, total, cap)?;
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
             }
         }
-        if *total > cap {
-            return Err(format!(
-                "a value of more than {} cannot be handed to the engine",
-                crate::files::human_bytes(cap)
-            ));
-        }
-        Ok(())
     }
-    let mut total = 0;
-    walk(d, 0, &mut total, cap)?;
-    Ok(total)
+    out.push_str(rest);
+    let trimmed = out.trim();
+    if trimmed.len() == out.len() {
+        out
+    } else {
+        trimmed.to_string()
+    }
 }
 
 impl Value {
@@ -104,15 +105,6 @@ impl Value {
         }
     }
 
-    /// Converts from a Rhai value; values without a plain-data meaning (functions, custom
-    /// types) are refused with a message naming their type, and so are values nested deeper
-    /// than [`MAX_VALUE_DEPTH`] or larger than [`MAX_VALUE_BYTES`] (measured before anything
-    /// is copied).
-    pub fn from_dynamic(d: &Dynamic) -> Result<Value, String> {
-        measure_dynamic(d, MAX_VALUE_BYTES)?;
-        Value::convert_dynamic(d)
-    }
-
     /// The approximate bytes this value holds (what the script budgets count).
     pub fn approx_bytes(&self) -> u64 {
         SLOT_BYTES
@@ -122,40 +114,6 @@ impl Value {
                 Value::List(l) => l.iter().map(Value::approx_bytes).sum(),
                 Value::Map(m) => m.iter().map(|(k, v)| k.len() as u64 + v.approx_bytes()).sum(),
             }
-    }
-
-    fn convert_dynamic(d: &Dynamic) -> Result<Value, String> {
-        if d.is_unit() {
-            return Ok(Value::Unit);
-        }
-        if let Ok(b) = d.as_bool() {
-            return Ok(Value::Bool(b));
-        }
-        if let Ok(i) = d.as_int() {
-            return Ok(Value::Int(i));
-        }
-        if d.is_string() {
-            return Ok(Value::Str(d.clone().into_string().unwrap_or_default()));
-        }
-        if d.is_char() {
-            return Ok(Value::Str(d.as_char().map(String::from).unwrap_or_default()));
-        }
-        if let Some(c) = d.read_lock::<crate::api::ComponentHandle>() {
-            return Ok(Value::Str(c.id().to_string()));
-        }
-        if d.is_array() {
-            let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
-            return Ok(Value::List(arr.iter().map(Value::convert_dynamic).collect::<Result<_, _>>()?));
-        }
-        if d.is_map() {
-            let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
-            let mut out = IndexMap::new();
-            for (k, v) in map.iter() {
-                out.insert(k.to_string(), Value::convert_dynamic(v)?);
-            }
-            return Ok(Value::Map(out));
-        }
-        Err(format!("a value of type `{}` cannot be stored in the game state", d.type_name()))
     }
 
     /// The integer inside, if this is one.
@@ -217,15 +175,6 @@ impl fmt::Display for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn round_trips_through_rhai() {
-        let mut m = IndexMap::new();
-        m.insert("a".to_string(), Value::Int(3));
-        m.insert("b".to_string(), Value::List(vec![Value::Bool(true), Value::Str("x".into())]));
-        let v = Value::Map(m);
-        assert_eq!(Value::from_dynamic(&v.to_dynamic()).unwrap(), v);
-    }
 
     #[test]
     fn refuses_floats_from_toml() {

@@ -106,7 +106,7 @@ impl View {
         let r = &game.rules;
         let card = |idx: u32| {
             let c = &st.components.list[idx as usize];
-            let label = r.label(c);
+            let label = c.label(r);
             CardView { id: c.id.clone(), kind: r.component_types[c.kind].name.clone(), label, props: c.props.clone() }
         };
         let mut zones = Vec::new();

@@ -95,6 +95,13 @@ fn pipes_devices_and_oversized_files_are_refused_without_being_read() {
 }
 
 #[test]
+fn the_counting_allocator_is_installed_so_script_memory_budgets_hold() {
+    let warm = std::hint::black_box(Box::new([0u8; 64]));
+    drop(warm);
+    assert!(rulebook::alloc::installed(), "tests/integration/main.rs must install rulebook::alloc::Counting");
+}
+
+#[test]
 fn a_secret_outside_the_game_is_never_printed_in_any_format() {
     let root = scratch("secret");
     let secret = root.join("credentials");

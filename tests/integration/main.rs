@@ -8,6 +8,7 @@ mod flaschenteufel;
 mod fuzz;
 mod golden;
 mod hardening;
+mod layers;
 mod oracle;
 mod scenarios;
 

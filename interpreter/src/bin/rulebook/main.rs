@@ -47,13 +47,27 @@ fn schema(args: &cli::SchemaArgs) -> Result<ExitCode, String> {
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    // Scripts run on this thread (and on simulate's workers): give it the stack they need.
+    let worker = std::thread::Builder::new().stack_size(rulebook::script::SCRIPT_STACK_BYTES).spawn(move || run(&cli));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(e) => {
+            eprintln!("error: cannot start the main thread: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Runs the command the user gave.
+fn run(cli: &cli::Cli) -> ExitCode {
     let result = match &cli.command {
-        cli::Command::List(a) => list::run(&cli, a),
-        cli::Command::Simulate(a) => simulate::run(&cli, a),
-        cli::Command::Play(a) => play::run(&cli, a),
-        cli::Command::Validate(a) => validate::run(&cli, a),
-        cli::Command::Test(a) => test::run(&cli, a),
-        cli::Command::Replay(a) => replay::run(&cli, a),
+        cli::Command::List(a) => list::run(cli, a),
+        cli::Command::Simulate(a) => simulate::run(cli, a),
+        cli::Command::Play(a) => play::run(cli, a),
+        cli::Command::Validate(a) => validate::run(cli, a),
+        cli::Command::Test(a) => test::run(cli, a),
+        cli::Command::Replay(a) => replay::run(cli, a),
         cli::Command::Schema(a) => schema(a),
         cli::Command::Api => {
             print!("{}", rulebook::api_doc::markdown());

@@ -1,0 +1,122 @@
+//! Script values to engine values: what a script hands the engine (a var, a property, a
+//! context, an option) is measured first — depth and size, without copying anything — and only
+//! then converted. Component handles become their ids.
+
+use crate::value::{Value, MAX_VALUE_BYTES, MAX_VALUE_DEPTH, SLOT_BYTES};
+use indexmap::IndexMap;
+use rhai::Dynamic;
+
+/// The approximate bytes a Rhai value would take as a [`Value`], refused (without copying
+/// anything) when it nests deeper than [`MAX_VALUE_DEPTH`] or exceeds `cap` bytes.
+pub fn measure_dynamic(d: &Dynamic, cap: u64) -> Result<u64, String> {
+    fn walk(d: &Dynamic, depth: usize, total: &mut u64, cap: u64) -> Result<(), String> {
+        if depth > MAX_VALUE_DEPTH {
+            return Err(format!(
+                "a value nested more than {MAX_VALUE_DEPTH} lists or maps deep cannot be stored in the game state"
+            ));
+        }
+        *total += SLOT_BYTES;
+        if d.is_string() {
+            *total += d.read_lock::<rhai::ImmutableString>().map_or(0, |s| s.len() as u64);
+        } else if d.is_array() {
+            let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
+            for v in arr.iter() {
+                walk(v, depth + 1, total, cap)?;
+            }
+        } else if d.is_map() {
+            let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
+            for (k, v) in map.iter() {
+                *total += k.len() as u64;
+                walk(v, depth + 1, total, cap)?;
+            }
+        }
+        if *total > cap {
+            return Err(format!(
+                "a value of more than {} cannot be handed to the engine",
+                crate::files::human_bytes(cap)
+            ));
+        }
+        Ok(())
+    }
+    let mut total = 0;
+    walk(d, 0, &mut total, cap)?;
+    Ok(total)
+}
+
+/// Converts from a Rhai value; values without a plain-data meaning (functions, custom
+/// types) are refused with a message naming their type, and so are values nested deeper
+/// than [`MAX_VALUE_DEPTH`] or larger than [`MAX_VALUE_BYTES`] (measured before anything
+/// is copied).
+pub fn from_dynamic(d: &Dynamic) -> Result<Value, String> {
+    measure_dynamic(d, MAX_VALUE_BYTES)?;
+    convert_dynamic(d)
+}
+
+/// Converts from a Rhai value already measured by [`measure_dynamic`] (so known to be
+/// shallow and small enough).
+pub(crate) fn convert_dynamic(d: &Dynamic) -> Result<Value, String> {
+    if d.is_unit() {
+        return Ok(Value::Unit);
+    }
+    if let Ok(b) = d.as_bool() {
+        return Ok(Value::Bool(b));
+    }
+    if let Ok(i) = d.as_int() {
+        return Ok(Value::Int(i));
+    }
+    if d.is_string() {
+        return Ok(Value::Str(d.clone().into_string().unwrap_or_default()));
+    }
+    if d.is_char() {
+        return Ok(Value::Str(d.as_char().map(String::from).unwrap_or_default()));
+    }
+    if let Some(c) = d.read_lock::<crate::api::ComponentHandle>() {
+        return Ok(Value::Str(c.id().to_string()));
+    }
+    if d.is_array() {
+        let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
+        return Ok(Value::List(arr.iter().map(convert_dynamic).collect::<Result<_, _>>()?));
+    }
+    if d.is_map() {
+        let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
+        let mut out = IndexMap::new();
+        for (k, v) in map.iter() {
+            out.insert(k.to_string(), convert_dynamic(v)?);
+        }
+        return Ok(Value::Map(out));
+    }
+    Err(format!("a value of type `{}` cannot be stored in the game state", d.type_name()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_through_rhai() {
+        let mut m = IndexMap::new();
+        m.insert("a".to_string(), Value::Int(3));
+        m.insert("b".to_string(), Value::List(vec![Value::Bool(true), Value::Str("x".into())]));
+        let v = Value::Map(m);
+        assert_eq!(from_dynamic(&v.to_dynamic()).unwrap(), v);
+    }
+
+    #[test]
+    fn deep_and_large_values_are_refused_before_conversion() {
+        // A thread with the stack script threads get: dropping the deep value recurses.
+        let big_stack = std::thread::Builder::new().stack_size(crate::script::SCRIPT_STACK_BYTES);
+        big_stack.spawn(deep_and_large).unwrap().join().unwrap();
+    }
+
+    fn deep_and_large() {
+        let mut deep = Dynamic::from_array(vec![]);
+        for _ in 0..10_000 {
+            deep = Dynamic::from_array(vec![deep]);
+        }
+        let err = from_dynamic(&deep).unwrap_err();
+        assert!(err.contains("32 lists or maps deep"), "{err}");
+        let big = Dynamic::from("x".repeat(1000));
+        assert!(measure_dynamic(&big, 500).unwrap_err().contains("more than 500 bytes"));
+        assert_eq!(measure_dynamic(&big, 5000), Ok(1000 + SLOT_BYTES));
+    }
+}
