@@ -44,9 +44,11 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
         (0..players).map(|p| make_bot("random", seed, p)).collect::<Result<Vec<_>, _>>().map_err(PlayError::Illegal)?;
     // What setup wrote is checked as if a decision had written it: nothing was shown before.
     let mut known: Vec<HashSet<String>> = vec![HashSet::new(); players];
-    let mut told: Vec<Told> = (0..players).map(|q| Told::before(&session, q, &HashSet::new())).collect();
-    for (q, t) in told.iter().enumerate() {
-        if let Some(message) = names_hidden(&session, q, t, &mut known[q], 0) {
+    let mut seen: Vec<Observation> = (0..players).map(|q| Observation::of(&session, q)).collect();
+    let labels = label_counts(&session);
+    for q in 0..players {
+        let told = Told { hidden: seen[q].hidden.clone(), shown: HashSet::new(), offered: offered(&session, q) };
+        if let Some(message) = names_hidden(&session, q, &told, &seen[q], &labels, &mut known[q], 0) {
             return Ok(Some(Leak { decisions: 0, message }));
         }
     }
@@ -58,11 +60,18 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
                 return Ok(Some(Leak { decisions: session.history().len(), message }));
             }
         }
-        told = (0..players).map(|q| Told::before(&session, q, &values(&session.view(q)))).collect();
+        // What each seat saw after the last decision is what it knew before this one.
+        let told: Vec<Told> = std::mem::take(&mut seen)
+            .into_iter()
+            .enumerate()
+            .map(|(q, o)| Told { hidden: o.hidden, shown: o.values, offered: offered(&session, q) })
+            .collect();
         let choice = bots[p].choose(&SeatObservation::new(&session, p));
         session.apply_index(p, choice)?;
+        seen = (0..players).map(|q| Observation::of(&session, q)).collect();
+        let labels = label_counts(&session);
         for (q, t) in told.iter().enumerate() {
-            if let Some(message) = names_hidden(&session, q, t, &mut known[q], seen_log) {
+            if let Some(message) = names_hidden(&session, q, t, &seen[q], &labels, &mut known[q], seen_log) {
                 return Ok(Some(Leak { decisions: session.history().len(), message }));
             }
         }
@@ -79,11 +88,44 @@ struct Told {
     offered: Vec<String>,
 }
 
-impl Told {
-    fn before(session: &Session<'_>, q: usize, shown: &HashSet<String>) -> Told {
-        let offered = session.options(q).iter().flat_map(|o| [o.id.clone(), o.label.clone()]).collect();
-        Told { hidden: hidden_ids(session, q), shown: shown.clone(), offered }
+/// What one seat's view shows at one moment, read from a single view: the ids of the
+/// components in zones it cannot see, and its vars and tracks as `name = value` texts.
+struct Observation {
+    hidden: HashSet<String>,
+    values: HashSet<String>,
+}
+
+impl Observation {
+    fn of(session: &Session<'_>, q: usize) -> Observation {
+        let view = session.view(q);
+        let values = view.vars.iter().chain(view.tracks.iter()).map(|v| format!("{} = {}", v.name, v.value)).collect();
+        let visible: HashSet<String> = view.zones.into_iter().flat_map(|z| z.cards).map(|c| c.id).collect();
+        let st = session.state();
+        let hidden = st
+            .components
+            .list
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| st.location[*i] != crate::state::NOWHERE && !visible.contains(&c.id))
+            .map(|(_, c)| c.id.clone())
+            .collect();
+        Observation { hidden, values }
     }
+}
+
+/// The ids and labels of the options seat `q` is offered now.
+fn offered(session: &Session<'_>, q: usize) -> Vec<String> {
+    session.options(q).iter().flat_map(|o| [o.id.clone(), o.label.clone()]).collect()
+}
+
+/// How many components carry each label (a label names one component only if it is unique).
+fn label_counts(session: &Session<'_>) -> HashMap<String, usize> {
+    let r = &session.game().rules;
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for c in &session.state().components.list {
+        *counts.entry(c.label(r)).or_default() += 1;
+    }
+    counts
 }
 
 /// What one seat receives: its view and its redacted log.
@@ -127,43 +169,24 @@ fn commit_shows(session: &Session<'_>, p: usize) -> Option<String> {
     None
 }
 
-/// Ids of the components in zones that seat `q` cannot see.
-fn hidden_ids(session: &Session<'_>, q: usize) -> HashSet<String> {
-    let visible: HashSet<String> = session.view(q).zones.into_iter().flat_map(|z| z.cards).map(|c| c.id).collect();
-    let st = session.state();
-    st.components
-        .list
-        .iter()
-        .enumerate()
-        .filter(|(i, c)| st.location[*i] != crate::state::NOWHERE && !visible.contains(&c.id))
-        .map(|(_, c)| c.id.clone())
-        .collect()
-}
-
-/// A view's variables and tracks as `name = value` texts.
-fn values(view: &View) -> HashSet<String> {
-    view.vars.iter().chain(view.tracks.iter()).map(|v| format!("{} = {}", v.name, v.value)).collect()
-}
-
-/// Check 2: nothing hidden from `q` before (`told`) and after the decision is named in the
-/// values of `q`'s view that the decision changed or in the script lines added to `q`'s log
-/// since `seen_log`, unless `q` knows it: saw it in a zone earlier or was told it (offered it,
-/// or read it in an engine line). `known` (component ids) grows with what `q` sees and is told.
+/// Check 2: nothing hidden from `q` before (`told`) and after the decision (`now`) is named in
+/// the values of `q`'s view that the decision changed or in the script lines added to `q`'s
+/// log since `seen_log`, unless `q` knows it: saw it in a zone earlier or was told it (offered
+/// it, or read it in an engine line). `known` (component ids) grows with what `q` sees and is
+/// told.
 fn names_hidden(
     session: &Session<'_>,
     q: usize,
     told: &Told,
+    now: &Observation,
+    label_count: &HashMap<String, usize>,
     known: &mut HashSet<String>,
     seen_log: usize,
 ) -> Option<String> {
-    let hidden_now = hidden_ids(session, q);
+    let hidden_now = &now.hidden;
     let r = &session.game().rules;
     let st = session.state();
-    let mut label_count: HashMap<String, usize> = HashMap::new();
-    for c in &st.components.list {
-        *label_count.entry(c.label(r)).or_default() += 1;
-    }
-    let mut values: Vec<String> = values(&session.view(q)).difference(&told.shown).cloned().collect();
+    let mut values: Vec<String> = now.values.difference(&told.shown).cloned().collect();
     values.sort();
     let new_events = &session.log()[seen_log..];
     let script_lines: Vec<&str> =
