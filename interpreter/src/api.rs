@@ -312,6 +312,24 @@ fn public_line(h: &mut GameHandle, kind: EventKind, text: &str) -> Res<()> {
     })
 }
 
+/// Shows components to the whole table: a public reveal line `caption: label, label` in every
+/// seat's log, and an entry every seat's view lists until that seat answers a decision.
+fn show(h: &mut GameHandle, list: Array, caption: &str) -> Res<()> {
+    h.with(|r, w| {
+        let cards = list.iter().map(|c| card_arg(&w.state, c)).collect::<Result<Vec<u32>, String>>()?;
+        let labels: Vec<String> = cards.iter().map(|i| w.state.components.list[*i as usize].label(r)).collect();
+        let text = if labels.is_empty() { caption.to_string() } else { format!("{caption}: {}", labels.join(", ")) };
+        log_line(w, text.len())?;
+        let kept = caption.len() + 4 * cards.len() + 8 * w.state.players;
+        w.hand(kept as u64)?;
+        w.keep(kept as u64, 0)?;
+        event(w, || Event::public(EventKind::Reveal, text));
+        let seats = (0..w.state.players).collect();
+        w.state.shown.push(crate::state::Shown { caption: caption.to_string(), cards, seats });
+        Ok(())
+    })
+}
+
 /// A context a script passes with a pushed step, charged to the call's budget.
 fn ctx_value(w: &mut Work, ctx: &Dynamic) -> Result<Value, String> {
     w.take_value(ctx)
@@ -908,6 +926,23 @@ pub fn register(engine: &mut Engine) {
         "Adds a public line that shows hidden components on purpose, as a rule's reveal does (cards turned over, a face-down pile counted at the end). `validate`'s leak check takes what it names as shown to everyone; use `log` for every other line.",
         &["game: Game", "text: &str", "()"],
         |h: &mut GameHandle, text: &str| public_line(h, EventKind::Reveal, text)
+    );
+    reg!(
+        engine,
+        "show",
+        "Shows components to the whole table, as a rule that turns cards over for all does: writes the public line `caption: label, label, …` and lists them under `caption` in every seat's view until that seat answers its next decision, even if they leave the public zones at once. `validate`'s leak check takes them as seen by everyone.",
+        &["game: Game", "components: Array", "caption: &str", "()"],
+        |h: &mut GameHandle, list: Array, caption: &str| show(h, list, caption)
+    );
+    reg!(
+        engine,
+        "clear_shown",
+        "Takes everything `show` put on display off every seat's view (the rule's display is over).",
+        &["game: Game", "()"],
+        |h: &mut GameHandle| h.with(|_, w| {
+            w.state.shown.clear();
+            Ok(())
+        })
     );
     reg!(
         engine,

@@ -99,7 +99,9 @@ impl Observation {
     fn of(session: &Session<'_>, q: usize) -> Observation {
         let view = session.view(q);
         let values = view.vars.iter().chain(view.tracks.iter()).map(|v| format!("{} = {}", v.name, v.value)).collect();
-        let visible: HashSet<String> = view.zones.into_iter().flat_map(|z| z.cards).map(|c| c.id).collect();
+        let shown = view.shown.into_iter().flat_map(|s| s.cards);
+        let visible: HashSet<String> =
+            view.zones.into_iter().flat_map(|z| z.cards).chain(shown).map(|c| c.id).collect();
         let st = session.state();
         let hidden = st
             .components

@@ -246,6 +246,7 @@ impl<'g> Session<'g> {
                 ));
             }
             self.state.pending.as_mut().expect("checked").chosen[slot] = Some(index);
+            self.state.seat_answered(player);
             self.history.push(Move { player, option: id, label: label.clone() });
             return Ok(());
         }
@@ -268,6 +269,7 @@ impl<'g> Session<'g> {
         let mut work = Work::new(self.state.clone(), self.logging);
         work.events = events;
         work.state.steps = 0;
+        work.state.seat_answered(player);
         let result = game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work));
         if let Err(e) = result {
             pending.chosen[slot] = None;

@@ -129,6 +129,20 @@ pub enum Frame {
     },
 }
 
+/// Components a rule has shown to the whole table (an exhibition turned over, a hand laid
+/// down). Each seat's view lists them, even after they leave the public zones in the same
+/// step, until that seat answers its next decision (or a script clears them), so a person
+/// sees them at their next prompt.
+#[derive(Clone, Debug, Serialize)]
+pub struct Shown {
+    /// What was shown, as the log line said it (`P1 exhibits A-C`).
+    pub caption: String,
+    /// The components shown, in the order shown.
+    pub cards: Vec<u32>,
+    /// The seats whose views still show them.
+    pub seats: Vec<usize>,
+}
+
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Outcome {
@@ -165,6 +179,9 @@ pub struct State {
     pub rng: GameRng,
     /// Set when the game is over.
     pub outcome: Option<Outcome>,
+    /// Components shown to the table and still on display (see [`Shown`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shown: Vec<Shown>,
     /// A script asked to end the game.
     pub ending: bool,
     /// Steps executed so far (for the step limit).
@@ -185,6 +202,17 @@ pub struct State {
 pub const NOWHERE: (u32, u32) = (u32::MAX, u32::MAX);
 
 impl State {
+    /// A seat has answered a decision: what was shown to the table before leaves its view.
+    pub fn seat_answered(&mut self, seat: usize) {
+        if self.shown.is_empty() {
+            return;
+        }
+        for s in &mut self.shown {
+            s.seats.retain(|x| *x != seat);
+        }
+        self.shown.retain(|s| !s.seats.is_empty());
+    }
+
     /// A fresh state for `players` seats: declared components in their zones, tracks at
     /// their start, variables at their defaults. Setup scripts run later.
     pub fn new(rules: &Rules, players: usize, seed: u64) -> Result<State, String> {
@@ -205,6 +233,7 @@ impl State {
             pending: None,
             rng: GameRng::new(seed),
             outcome: None,
+            shown: Vec::new(),
             ending: false,
             steps: 0,
             decisions: 0,
@@ -422,6 +451,7 @@ impl State {
             pending: None,
             rng: GameRng::new(0),
             outcome: None,
+            shown: Vec::new(),
             ending: false,
             steps: 0,
             decisions: 0,

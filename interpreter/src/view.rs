@@ -48,6 +48,15 @@ pub struct ValueView {
     pub space: Option<String>,
 }
 
+/// Components a rule has shown to the whole table, still on display for the viewer.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ShownView {
+    /// What was shown (`P1 exhibits A-C`).
+    pub caption: String,
+    /// The components, in the order shown.
+    pub cards: Vec<CardView>,
+}
+
 /// The pending decision as a viewer sees it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct PendingView {
@@ -86,6 +95,9 @@ pub struct View {
     pub tracks: Vec<ValueView>,
     /// Variables.
     pub vars: Vec<ValueView>,
+    /// What rules have shown to the table and the viewer has not yet answered a decision since.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shown: Vec<ShownView>,
     /// The pending decision.
     pub pending: Option<PendingView>,
     /// The outcome, once over.
@@ -184,6 +196,12 @@ impl View {
                 my_commit,
             }
         });
+        let shown = st
+            .shown
+            .iter()
+            .filter(|s| viewer.is_none_or(|v| s.seats.contains(&v)))
+            .map(|s| ShownView { caption: s.caption.clone(), cards: s.cards.iter().map(|i| card(*i)).collect() })
+            .collect();
         View {
             game: r.title.clone(),
             viewer,
@@ -193,6 +211,7 @@ impl View {
             zones,
             tracks,
             vars,
+            shown,
             pending,
             outcome: st.outcome.clone(),
         }

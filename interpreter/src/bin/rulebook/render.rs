@@ -58,6 +58,10 @@ pub fn view(v: &View) -> String {
             let _ = writeln!(out, "  {name}: {text}");
         }
     }
+    for s in &v.shown {
+        let cards: Vec<&str> = s.cards.iter().map(|c| c.label.as_str()).collect();
+        let _ = writeln!(out, "  shown to all — {}: {}", s.caption, cards.join(", "));
+    }
     if let Some(p) = &v.pending {
         let waiting: Vec<&str> = p.waiting_for.iter().map(|s| v.seats[*s].as_str()).collect();
         let _ = write!(out, "-- {}: {} (waiting for {})", p.decision, p.prompt, waiting.join(", "));
