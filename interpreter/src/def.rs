@@ -295,6 +295,35 @@ pub struct DecisionDef {
     pub follow: Option<FollowDef>,
     /// For a commit: let the engine judge the revealed components (no script needed).
     pub contest: Option<ContestDef>,
+    /// With `from`: the player chooses a set of those components rather than one. The engine
+    /// enumerates every allowed set as one option (id: the component ids joined by `+`).
+    pub subset: Option<SubsetDef>,
+}
+
+/// `subset = { ... }`: which sets of the `from` components may be chosen. Every constraint
+/// given must hold; `valid` judges what data cannot say.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct SubsetDef {
+    /// Fewest components in a set (default 1).
+    pub min: Option<u32>,
+    /// Most components in a set (default: all candidates).
+    pub max: Option<u32>,
+    /// Properties every component of a set shares (e.g. `["suit"]`).
+    pub same: Vec<String>,
+    /// Properties no two components of a set share (e.g. `["rank"]`).
+    pub distinct: Vec<String>,
+    /// A property whose values in a set form a run without gaps (integers, or positions in
+    /// `order`); a value may repeat unless it is also `distinct`.
+    pub consecutive: Option<String>,
+    /// The order of `consecutive` values, for values that are not integers (e.g.
+    /// `["A", "B", "C"]`).
+    #[schemars(with = "Option<Vec<serde_json::Value>>")]
+    pub order: Option<Vec<toml::Value>>,
+    /// Script `fn(game, player, cards[, ctx]) -> bool` judging a whole set that passed the
+    /// constraints above.
+    #[schemars(with = "Option<String>")]
+    pub valid: Option<Ref>,
 }
 
 /// `follow = { ... }`: options must match a led value (e.g. the suit) when they can.

@@ -6,9 +6,10 @@ use crate::api::card_map;
 use crate::def::{Best, Ties};
 use crate::error::PlayError;
 use crate::log::{Event, EventKind};
-use crate::rules::{Contest, FnRef, FollowFrom, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind};
+use crate::rules::{Contest, FnRef, FollowFrom, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind, Subset};
 use crate::script::Work;
 use crate::state::{Choice, Frame, Outcome, Pending, State};
+use crate::subset::Candidate;
 use crate::value::Value;
 use crate::Game;
 use rhai::Dynamic;
@@ -199,6 +200,18 @@ impl Game {
         player: usize,
         ctx: &Value,
     ) -> Result<Vec<Choice>, PlayError> {
+        self.options_building(work, decision, player, ctx, &[])
+    }
+
+    /// The options of a seat, for a `subset` decision with `building` already in its set.
+    pub(crate) fn options_building(
+        &self,
+        work: &mut Work,
+        decision: usize,
+        player: usize,
+        ctx: &Value,
+        building: &[u32],
+    ) -> Result<Vec<Choice>, PlayError> {
         let d = &self.rules.decisions[decision];
         match &d.source {
             OptionSource::Zone { zone, filter } => {
@@ -233,14 +246,17 @@ impl Game {
                     if led != Value::Unit && led != f.free {
                         let matches = |c: &Choice| match c {
                             Choice::Component(i) => st.components.list[*i as usize].props.get(&f.by) == Some(&led),
-                            Choice::Scripted { .. } => false,
+                            Choice::Add(_) | Choice::Subset { .. } | Choice::Scripted { .. } => false,
                         };
                         if out.iter().any(matches) {
                             out.retain(matches);
                         }
                     }
                 }
-                Ok(out)
+                match &d.subset {
+                    Some(spec) => self.subset_step(work, &d.name, spec, player, &out, building, ctx),
+                    None => Ok(out),
+                }
             }
             OptionSource::Script(f) => {
                 let v = self.call(work, f, vec![Dynamic::from_int(player as i64)], ctx)?;
@@ -285,6 +301,79 @@ impl Game {
         }
     }
 
+    /// The options of one step of a `subset` decision: each candidate that can join the set
+    /// built so far (the set can still be completed with it), and finishing with the set as
+    /// it is, if it meets the constraints and the `valid` script.
+    #[allow(clippy::too_many_arguments)]
+    fn subset_step(
+        &self,
+        work: &mut Work,
+        name: &str,
+        spec: &Subset,
+        player: usize,
+        candidates: &[Choice],
+        building: &[u32],
+        ctx: &Value,
+    ) -> Result<Vec<Choice>, PlayError> {
+        let fail = |e: String| PlayError::Rule(format!("decision `{name}` for {}: {e}", self.rules.seat_name(player)));
+        let st = &work.state;
+        let cands: Vec<Candidate<'_>> = candidates
+            .iter()
+            .filter_map(|c| match c {
+                Choice::Component(i) => Some(Candidate { idx: *i, props: &st.components.list[*i as usize].props }),
+                _ => None,
+            })
+            .collect();
+        let mut chosen = Vec::with_capacity(building.len() + 1);
+        for b in building {
+            let pos = cands.iter().position(|c| c.idx == *b).ok_or_else(|| {
+                fail(format!("{} was chosen but is no longer a candidate", st.components.list[*b as usize].id))
+            })?;
+            chosen.push(pos);
+        }
+        let pool = crate::subset::Pool::new(spec, &cands).map_err(fail)?;
+        let mut out = Vec::new();
+        let finish = pool.satisfies(&chosen);
+        for (pos, c) in cands.iter().enumerate() {
+            if chosen.contains(&pos) {
+                continue;
+            }
+            chosen.push(pos);
+            let ok = pool.completable(&chosen).map_err(fail)?;
+            chosen.pop();
+            if ok {
+                out.push(Choice::Add(c.idx));
+            }
+        }
+        crate::alloc::charge(cands.len() * cands.len());
+        if finish {
+            chosen.sort_unstable();
+            let cards: Vec<u32> = chosen.iter().map(|p| cands[*p].idx).collect();
+            let ids: Vec<&str> = cards.iter().map(|i| st.components.list[*i as usize].id.as_str()).collect();
+            let id = ids.join("+");
+            let keep = match &spec.valid {
+                Some(f) => {
+                    let list: rhai::Array = cards.iter().map(|i| card_map(&self.rules, &work.state, *i)).collect();
+                    let ok =
+                        self.call(work, f, vec![Dynamic::from_int(player as i64), Dynamic::from_array(list)], ctx)?;
+                    ok.as_bool().map_err(|t| {
+                        PlayError::Rule(format!("subset check `{}` must return true or false, returned {t}", f.name))
+                    })?
+                }
+                None => true,
+            };
+            if keep {
+                out.insert(0, Choice::Subset { id, cards });
+            }
+        }
+        if out.is_empty() && !building.is_empty() {
+            return Err(fail(
+                "the set built so far can neither grow nor be finished (its `valid` script refuses it)".into(),
+            ));
+        }
+        Ok(out)
+    }
+
     /// Opens a decision: computes options, lets automatic seats answer, and either leaves it
     /// pending or resolves it at once.
     fn open(
@@ -320,7 +409,8 @@ impl Game {
         if players.is_empty() {
             return Ok(());
         }
-        let pending = Pending { decision, commit, players, options, chosen, ctx };
+        let building = if d.subset.is_some() { vec![Vec::new(); players.len()] } else { Vec::new() };
+        let pending = Pending { decision, commit, players, options, chosen, ctx, building };
         if pending.chosen.iter().all(Option::is_some) {
             self.resolve(work, &pending)?;
         } else {
@@ -345,7 +435,7 @@ impl Game {
                 return Ok(None);
             }
         }
-        let arr: rhai::Array = opts.iter().map(|c| self.choice_value(&work.state, c)).collect();
+        let arr: rhai::Array = opts.iter().map(|c| self.choice_value(&work.state, decision, c)).collect();
         let v = self.call(work, auto, vec![Dynamic::from_int(player as i64), Dynamic::from_array(arr)], ctx)?;
         let v = match crate::convert::from_dynamic(&v) {
             // A component handle becomes its id.
@@ -375,33 +465,50 @@ impl Game {
     /// The stable id of an option.
     pub(crate) fn choice_id<'a>(&self, st: &'a State, c: &'a Choice) -> &'a str {
         match c {
-            Choice::Component(i) => &st.components.list[*i as usize].id,
-            Choice::Scripted { id, .. } => id,
+            Choice::Component(i) | Choice::Add(i) => &st.components.list[*i as usize].id,
+            Choice::Subset { id, .. } | Choice::Scripted { id, .. } => id,
         }
     }
 
     /// The label of an option.
     pub(crate) fn choice_label(&self, st: &State, decision: usize, c: &Choice) -> String {
-        match c {
-            Choice::Component(i) => {
-                let comp = &st.components.list[*i as usize];
-                let template = self.rules.decisions[decision]
-                    .label
-                    .as_ref()
-                    .or(self.rules.component_types[comp.kind].label.as_ref());
-                match template {
-                    Some(t) => crate::value::fill_template(t, &comp.props, &comp.id),
-                    None => comp.id.clone(),
-                }
+        let card = |i: u32| {
+            let comp = &st.components.list[i as usize];
+            let template =
+                self.rules.decisions[decision].label.as_ref().or(self.rules.component_types[comp.kind].label.as_ref());
+            match template {
+                Some(t) => crate::value::fill_template(t, &comp.props, &comp.id),
+                None => comp.id.clone(),
             }
+        };
+        match c {
+            Choice::Component(i) | Choice::Add(i) => card(*i),
+            Choice::Subset { cards, .. } => cards.iter().map(|i| card(*i)).collect::<Vec<_>>().join(" + "),
             Choice::Scripted { label, .. } => label.clone(),
         }
     }
 
-    /// The value a script receives for an option.
-    pub(crate) fn choice_value(&self, st: &State, c: &Choice) -> Dynamic {
+    /// The label a player reads in the option list: a `subset` step says what it does.
+    pub(crate) fn option_label(&self, st: &State, decision: usize, c: &Choice) -> String {
         match c {
-            Choice::Component(i) => card_map(&self.rules, st, *i),
+            Choice::Add(_) => format!("add {}", self.choice_label(st, decision, c)),
+            Choice::Subset { .. } => format!("done: {}", self.choice_label(st, decision, c)),
+            _ => self.choice_label(st, decision, c),
+        }
+    }
+
+    /// The value a script receives for an option.
+    pub(crate) fn choice_value(&self, st: &State, decision: usize, c: &Choice) -> Dynamic {
+        match c {
+            Choice::Component(i) | Choice::Add(i) => card_map(&self.rules, st, *i),
+            Choice::Subset { id, cards } => {
+                let mut m = rhai::Map::new();
+                m.insert("id".into(), id.clone().into());
+                m.insert("label".into(), self.choice_label(st, decision, c).into());
+                let list: rhai::Array = cards.iter().map(|i| card_map(&self.rules, st, *i)).collect();
+                m.insert("cards".into(), Dynamic::from_array(list));
+                Dynamic::from_map(m)
+            }
             Choice::Scripted { value, .. } => value.to_dynamic(),
         }
     }
@@ -416,7 +523,7 @@ impl Game {
             let mut shown = Vec::new();
             for (slot, &p) in pending.players.iter().enumerate() {
                 let c = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
-                choices[p] = self.choice_value(&work.state, c);
+                choices[p] = self.choice_value(&work.state, pending.decision, c);
                 if work.logging {
                     shown.push(format!(
                         "{} {}",
@@ -466,7 +573,7 @@ impl Game {
                 });
             }
             if let Some(f) = &d.then {
-                let v = self.choice_value(&work.state, c);
+                let v = self.choice_value(&work.state, pending.decision, c);
                 let _ = self.call(work, f, vec![Dynamic::from_int(p as i64), v], &pending.ctx)?;
             }
         }
@@ -485,6 +592,7 @@ impl Game {
                 Choice::Component(i) => {
                     (Some(*i), st.components.list[*i as usize].props.get(&c.by).and_then(Value::as_int))
                 }
+                Choice::Add(_) | Choice::Subset { .. } => (None, None),
                 Choice::Scripted { value, .. } => (None, value.get(&c.by).and_then(Value::as_int)),
             };
             let value = value.ok_or_else(|| {

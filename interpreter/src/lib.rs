@@ -28,6 +28,7 @@ pub mod script;
 pub mod session;
 pub mod sim;
 pub mod state;
+pub mod subset;
 pub mod value;
 pub mod view;
 

@@ -620,7 +620,36 @@ impl Loader {
                     self.key("decisions", name),
                 );
             }
+            let subset = d.subset.as_ref().map(|sd| {
+                let loc = self.key("decisions", name);
+                let problem = if d.from.is_none() {
+                    Some("`subset` chooses among the components of `from`: add `from`".to_string())
+                } else if d.follow.is_some() || d.contest.is_some() {
+                    Some("`subset` cannot be combined with `follow` or `contest`, which judge single components".into())
+                } else if sd.min.zip(sd.max).is_some_and(|(a, b)| a > b) {
+                    Some("`subset.min` is larger than `subset.max`".into())
+                } else if sd.max == Some(0) {
+                    Some("`subset.max` must be at least 1".into())
+                } else if sd.order.is_some() && sd.consecutive.is_none() {
+                    Some("`subset.order` orders the values of `consecutive`: add `consecutive`".into())
+                } else {
+                    None
+                };
+                if let Some(p) = problem {
+                    self.error_at("E0360", format!("decision `{name}`: {p}"), loc);
+                }
+                let order = sd.order.as_ref().map(|o| o.iter().filter_map(|v| Value::from_toml(v).ok()).collect());
+                crate::rules::Subset {
+                    min: sd.min.unwrap_or(1) as usize,
+                    max: sd.max.map_or(usize::MAX, |m| m as usize),
+                    same: sd.same.clone(),
+                    distinct: sd.distinct.clone(),
+                    consecutive: sd.consecutive.clone().map(|c| (c, order)),
+                    valid: sd.valid.as_ref().map(|f| check_fn(self, f, 3, "valid")),
+                }
+            });
             r.decisions.push(DecisionInfo {
+                subset,
                 name: name.clone(),
                 prompt: d.prompt.clone().unwrap_or_else(|| name.clone()),
                 source,

@@ -181,6 +181,25 @@ pub struct DecisionInfo {
     pub skip_if_no_options: bool,
     /// Name the log uses for the decider.
     pub actor: Option<String>,
+    /// The player chooses a set of the `from` components (see [`Subset`]).
+    pub subset: Option<Subset>,
+}
+
+/// A resolved `subset = { ... }`: which sets of candidate components are options.
+#[derive(Clone, Debug, Default)]
+pub struct Subset {
+    /// Fewest components in a set.
+    pub min: usize,
+    /// Most components in a set.
+    pub max: usize,
+    /// Properties all components of a set share.
+    pub same: Vec<String>,
+    /// Properties no two components of a set share.
+    pub distinct: Vec<String>,
+    /// A property whose values form a run, and the order of its values (integers if none).
+    pub consecutive: Option<(String, Option<Vec<Value>>)>,
+    /// Script judging a whole set.
+    pub valid: Option<FnRef>,
 }
 
 /// Where the value to follow comes from.

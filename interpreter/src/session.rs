@@ -139,7 +139,7 @@ impl<'g> Session<'g> {
             .iter()
             .map(|c| OptionInfo {
                 id: self.game.choice_id(&self.state, c).to_string(),
-                label: self.game.choice_label(&self.state, p.decision, c),
+                label: self.game.option_label(&self.state, p.decision, c),
             })
             .collect()
     }
@@ -160,11 +160,72 @@ impl<'g> Session<'g> {
         View::build(self.game, &self.state, None)
     }
 
-    /// Applies a seat's choice, given by option id or, failing that, by exact label.
+    /// Applies a seat's choice, given by option id or, failing that, by exact label. For a
+    /// `subset` decision, a whole set may be given at once: its components' ids in any order,
+    /// separated by spaces, commas or `+` (each is added, then the set is finished).
     /// On any error the game is unchanged.
     pub fn apply(&mut self, player: usize, option: &str) -> Result<(), PlayError> {
-        let idx = self.find_option(player, option)?;
-        self.apply_index(player, idx)
+        match self.find_option(player, option) {
+            Ok(idx) => self.apply_index(player, idx),
+            Err(e) if self.building_set(player) => self.apply_set(player, option).map_err(|why| match why {
+                Some(why) => PlayError::Illegal(format!(
+                    "`{}` is not a set {} may choose: {why}",
+                    quote_input(option),
+                    self.game.rules.seat_name(player)
+                )),
+                None => e,
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether a seat's choice would be accepted, without applying it.
+    pub fn check(&self, player: usize, option: &str) -> Result<(), PlayError> {
+        match self.find_option(player, option) {
+            Ok(_) => Ok(()),
+            Err(_) if self.building_set(player) => self.clone().apply(player, option),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether a seat must answer a `subset` decision now.
+    fn building_set(&self, player: usize) -> bool {
+        self.slot(player).is_some_and(|(p, _)| self.game.rules.decisions[p.decision].subset.is_some())
+    }
+
+    /// Applies a whole set: adds each listed component, then finishes. On failure the game
+    /// is unchanged; `None` means the text does not even name components.
+    fn apply_set(&mut self, player: usize, text: &str) -> Result<(), Option<String>> {
+        let ids: Vec<&str> = text.split([' ', ',', '+']).filter(|t| !t.is_empty()).collect();
+        if ids.len() < 2 && !text.contains('+') {
+            return Err(None);
+        }
+        let saved = (self.state.clone(), self.history.len(), self.log.len());
+        let result = self.add_all(player, &ids);
+        if result.is_err() {
+            self.state = saved.0;
+            self.history.truncate(saved.1);
+            self.log.truncate(saved.2);
+        }
+        result.map_err(Some)
+    }
+
+    fn add_all(&mut self, player: usize, ids: &[&str]) -> Result<(), String> {
+        use crate::state::Choice;
+        for id in ids {
+            let (p, slot) = self.slot(player).ok_or("the decision ended before the set was complete")?;
+            let idx = p.options[slot]
+                .iter()
+                .position(|c| matches!(c, Choice::Add(i) if self.state.components.list[*i as usize].id == *id))
+                .ok_or_else(|| format!("`{}` cannot join it", quote_input(id)))?;
+            self.apply_index(player, idx).map_err(|e| e.to_string())?;
+        }
+        let (p, slot) = self.slot(player).ok_or("the decision ended before the set was complete")?;
+        let idx = p.options[slot]
+            .iter()
+            .position(|c| matches!(c, Choice::Subset { .. }))
+            .ok_or("it is not complete (it breaks a rule of the set: size, run or the like)")?;
+        self.apply_index(player, idx).map_err(|e| e.to_string())
     }
 
     /// Finds the index of an option by id or label, or says why it is not legal.
@@ -195,10 +256,18 @@ impl<'g> Session<'g> {
             return Ok(i);
         }
         let by_label: Vec<usize> = (0..opts.len())
-            .filter(|i| self.game.choice_label(&self.state, pending.decision, &opts[*i]) == option)
+            .filter(|i| {
+                self.game.choice_label(&self.state, pending.decision, &opts[*i]) == option
+                    || self.game.option_label(&self.state, pending.decision, &opts[*i]) == option
+            })
             .collect();
         if by_label.len() == 1 {
             return Ok(by_label[0]);
+        }
+        if option == "done" {
+            if let Some(i) = opts.iter().position(|c| matches!(c, crate::state::Choice::Subset { .. })) {
+                return Ok(i);
+            }
         }
         let legal: Vec<String> = self
             .options(player)
@@ -227,6 +296,9 @@ impl<'g> Session<'g> {
         let pending = self.state.pending.as_ref().expect("checked");
         if pending.chosen[slot].is_some() || index >= pending.options[slot].len() {
             return Err(PlayError::Illegal(format!("option {index} is not legal for {}", r.seat_name(player))));
+        }
+        if let crate::state::Choice::Add(card) = pending.options[slot][index] {
+            return self.add_to_set(player, slot, card);
         }
         let id = game.choice_id(&self.state, &pending.options[slot][index]).to_string();
         let label =
@@ -284,6 +356,31 @@ impl<'g> Session<'g> {
 }
 
 impl Session<'_> {
+    /// One step of a `subset` decision: the component joins the seat's set and its options
+    /// are worked out anew. Nothing is logged (the finished set is); on error nothing changes.
+    fn add_to_set(&mut self, player: usize, slot: usize, card: u32) -> Result<(), PlayError> {
+        let game = self.game;
+        let pending = self.state.pending.as_ref().expect("checked");
+        let (decision, ctx) = (pending.decision, pending.ctx.clone());
+        let mut building = pending.building.get(slot).cloned().unwrap_or_default();
+        building.push(card);
+        let mut work = Work::new(self.state.clone(), self.logging);
+        work.state.steps = 0;
+        let options = game.options_building(&mut work, decision, player, &ctx, &building)?;
+        let mut state = work.state;
+        state.seat_answered(player);
+        let p = state.pending.as_mut().expect("still pending");
+        p.options[slot] = options;
+        if let Some(b) = p.building.get_mut(slot) {
+            *b = building;
+        }
+        let id = state.components.list[card as usize].id.clone();
+        let label = self.logging.then(|| state.components.list[card as usize].label(&game.rules));
+        self.state = state;
+        self.history.push(Move { player, option: id, label });
+        Ok(())
+    }
+
     /// Puts exactly these components, bottom to top, into a zone (taking them from wherever
     /// they are). Components that were in the zone and are not listed are left out of play
     /// until another arrangement places them. For tests and scenario setups that recreate

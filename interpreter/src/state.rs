@@ -56,6 +56,15 @@ pub struct ZoneSlot {
 pub enum Choice {
     /// A component (options `from` a zone).
     Component(u32),
+    /// Adds a component to the set a `subset` decision is building (a step, not an answer).
+    Add(u32),
+    /// Finishes a `subset` decision with the set built so far: the answer.
+    Subset {
+        /// Stable id: the component ids in candidate order, joined by `+`.
+        id: String,
+        /// The components, in candidate order.
+        cards: Vec<u32>,
+    },
     /// An option produced by a script.
     Scripted {
         /// Stable id.
@@ -82,6 +91,9 @@ pub struct Pending {
     pub chosen: Vec<Option<usize>>,
     /// Context the decision was asked with.
     pub ctx: Value,
+    /// For a `subset` decision: the set each listed player has built so far (else empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub building: Vec<Vec<u32>>,
 }
 
 /// A frame of the flow stack.

@@ -74,6 +74,9 @@ pub struct PendingView {
     pub options: Vec<OptionInfo>,
     /// What the viewer committed, if they have.
     pub my_commit: Option<String>,
+    /// For a `subset` decision: the set the viewer has built so far.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub my_set: Vec<CardView>,
 }
 
 /// Everything one seat may see.
@@ -180,7 +183,7 @@ impl View {
                     .iter()
                     .map(|c| OptionInfo {
                         id: game.choice_id(st, c).to_string(),
-                        label: game.choice_label(st, p.decision, c),
+                        label: game.option_label(st, p.decision, c),
                     })
                     .collect(),
                 _ => Vec::new(),
@@ -194,6 +197,10 @@ impl View {
                 committed: p.players.iter().zip(&p.chosen).filter(|(_, c)| c.is_some()).map(|(x, _)| *x).collect(),
                 options,
                 my_commit,
+                my_set: mine
+                    .and_then(|s| p.building.get(s))
+                    .map(|b| b.iter().map(|i| card(*i)).collect())
+                    .unwrap_or_default(),
             }
         });
         let shown = st

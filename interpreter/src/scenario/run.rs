@@ -331,7 +331,7 @@ fn expect(s: &mut Session<'_>, al: &[String], e: &Expectation) -> Result<(), Sto
         }
         Expectation::Illegal { seat: who, option } => {
             let p = seat(s, al, who)?;
-            match s.find_option(p, option) {
+            match s.check(p, option) {
                 Err(PlayError::Illegal(_)) => Ok(()),
                 Err(other) => Err(Stop::Check(format!(
                     "expected {who} choosing {option} to be illegal, got another error: {other}"

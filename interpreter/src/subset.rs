@@ -1,0 +1,229 @@
+//! The sets a `subset` decision lets a player build, one component at a time: whether a set
+//! meets the declared constraints (size, shared and distinct properties, a run of consecutive
+//! values) and whether a partial set can still grow into one. The search prunes as it goes and
+//! stops with an error past a fixed cap, so a decision can never hang.
+
+use crate::rules::Subset;
+use crate::value::Value;
+use indexmap::IndexMap;
+
+/// Most partial sets one check may look at.
+const MAX_VISITS: usize = 1_000_000;
+
+/// A candidate: its component index and its properties.
+pub struct Candidate<'a> {
+    /// Component index.
+    pub idx: u32,
+    /// Component properties.
+    pub props: &'a IndexMap<String, Value>,
+}
+
+/// The candidates of one decision with what the checks need precomputed.
+pub struct Pool<'s, 'a> {
+    spec: &'s Subset,
+    cands: &'s [Candidate<'a>],
+    /// Each candidate's place in the run (if the spec has `consecutive`).
+    ranks: Option<Vec<i64>>,
+    /// Candidate positions by rank (then position), the order searches walk.
+    walk: Vec<usize>,
+}
+
+impl<'s, 'a> Pool<'s, 'a> {
+    /// Prepares the checks; fails if a candidate has no rank in the run.
+    pub fn new(spec: &'s Subset, cands: &'s [Candidate<'a>]) -> Result<Self, String> {
+        let ranks = match &spec.consecutive {
+            Some((prop, order)) => {
+                Some(cands.iter().map(|c| rank(c, prop, order.as_deref())).collect::<Result<Vec<_>, _>>()?)
+            }
+            None => None,
+        };
+        let mut walk: Vec<usize> = (0..cands.len()).collect();
+        if let Some(r) = &ranks {
+            walk.sort_by_key(|i| (r[*i], *i));
+        }
+        Ok(Pool { spec, cands, ranks, walk })
+    }
+
+    /// Whether the set (candidate positions) meets every declared constraint.
+    pub fn satisfies(&self, set: &[usize]) -> bool {
+        set.len() >= self.spec.min.max(1)
+            && set.len() <= self.spec.max
+            && self.compatible(set)
+            && self.gaps(set).is_none()
+    }
+
+    /// Whether the set can grow (or is already) a set that meets every constraint.
+    pub fn completable(&self, set: &[usize]) -> Result<bool, String> {
+        if set.len() > self.spec.max || !self.compatible(set) {
+            return Ok(false);
+        }
+        let mut chosen = set.to_vec();
+        let mut visits = 0;
+        self.search(&mut chosen, 0, &mut visits)
+    }
+
+    /// Depth-first: adds candidates until the set meets the constraints. A set with a hole in
+    /// its run can only be completed through a candidate of the lowest missing rank, so only
+    /// those are tried; otherwise candidates from `walk[from..]` are tried in order.
+    fn search(&self, chosen: &mut Vec<usize>, from: usize, visits: &mut usize) -> Result<bool, String> {
+        *visits += 1;
+        if *visits > MAX_VISITS {
+            return Err(format!(
+                "a subset check looked at more than {MAX_VISITS} partial sets (tighten `min`, `max`, `same`, `distinct` or `consecutive`)"
+            ));
+        }
+        if self.satisfies(chosen) {
+            return Ok(true);
+        }
+        if chosen.len() >= self.spec.max {
+            return Ok(false);
+        }
+        if let (Some(g), Some(r)) = (self.gaps(chosen), &self.ranks) {
+            for (i, _) in r.iter().enumerate().filter(|(_, rank)| **rank == g) {
+                if self.try_add(chosen, i, 0, visits)? {
+                    return Ok(true);
+                }
+            }
+            return Ok(false);
+        }
+        for pos in from..self.walk.len() {
+            if self.try_add(chosen, self.walk[pos], pos + 1, visits)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Adds candidate `i` if it fits and searches on from `walk[from..]`.
+    fn try_add(&self, chosen: &mut Vec<usize>, i: usize, from: usize, visits: &mut usize) -> Result<bool, String> {
+        if chosen.contains(&i) || !self.fits(chosen, i) {
+            return Ok(false);
+        }
+        chosen.push(i);
+        let found = self.search(chosen, from, visits);
+        chosen.pop();
+        found
+    }
+
+    /// Shared and distinct properties hold between every two members.
+    fn compatible(&self, set: &[usize]) -> bool {
+        (1..set.len()).all(|k| self.fits(&set[..k], set[k]))
+    }
+
+    fn fits(&self, set: &[usize], i: usize) -> bool {
+        let props = self.cands[i].props;
+        let first = set.first().map(|f| self.cands[*f].props);
+        let same = self.spec.same.iter().all(|p| first.is_none_or(|f| f.get(p) == props.get(p)));
+        same && self.spec.distinct.iter().all(|p| set.iter().all(|c| self.cands[*c].props.get(p) != props.get(p)))
+    }
+
+    /// The lowest rank missing inside the set's run, if any.
+    fn gaps(&self, set: &[usize]) -> Option<i64> {
+        let r = self.ranks.as_ref()?;
+        let mut have: Vec<i64> = set.iter().map(|i| r[*i]).collect();
+        have.sort_unstable();
+        have.dedup();
+        have.windows(2).find(|w| w[1] - w[0] > 1).map(|w| w[0] + 1)
+    }
+}
+
+/// A candidate's place in the run: its integer value, or the position of its value in `order`.
+fn rank(c: &Candidate<'_>, prop: &str, order: Option<&[Value]>) -> Result<i64, String> {
+    let v = c.props.get(prop).ok_or_else(|| format!("a subset runs by `{prop}`, but a candidate has no `{prop}`"))?;
+    match order {
+        Some(order) => order
+            .iter()
+            .position(|o| o == v)
+            .map(|p| p as i64)
+            .ok_or_else(|| format!("a subset runs by `{prop}`, but the value {v} is not in its `order`")),
+        None => v
+            .as_int()
+            .ok_or_else(|| format!("a subset runs by `{prop}`, but the value {v} is not an integer (give an `order`)")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(series: &str, year: i64) -> IndexMap<String, Value> {
+        let mut m = IndexMap::new();
+        m.insert("series".to_string(), Value::Str(series.into()));
+        m.insert("year".to_string(), Value::Int(year));
+        m
+    }
+
+    fn run_spec(min: usize) -> Subset {
+        let order = ["A", "B", "C", "D"].iter().map(|s| Value::Str((*s).into())).collect();
+        Subset { min, max: usize::MAX, consecutive: Some(("series".into(), Some(order))), ..Subset::default() }
+    }
+
+    fn cands(props: &[IndexMap<String, Value>]) -> Vec<Candidate<'_>> {
+        props.iter().enumerate().map(|(i, p)| Candidate { idx: i as u32, props: p }).collect()
+    }
+
+    #[test]
+    fn a_run_has_no_gap_and_may_repeat_a_value() {
+        // A A B D
+        let props = [card("A", 1), card("A", 2), card("B", 3), card("D", 4)];
+        let c = cands(&props);
+        let spec = run_spec(3);
+        let pool = Pool::new(&spec, &c).unwrap();
+        assert!(pool.satisfies(&[0, 1, 2]));
+        assert!(!pool.satisfies(&[0, 2]), "too small");
+        assert!(!pool.satisfies(&[1, 2, 3]), "B D leaves out C");
+        // A then B can grow into A A B; D can join nothing (no C)
+        assert!(pool.completable(&[0]).unwrap());
+        assert!(pool.completable(&[0, 2]).unwrap());
+        assert!(!pool.completable(&[3]).unwrap());
+        assert!(!pool.completable(&[0, 3]).unwrap());
+    }
+
+    #[test]
+    fn a_gap_can_be_filled_later() {
+        // A then C is fine while a B is left to add
+        let props = [card("A", 1), card("C", 2), card("B", 3)];
+        let c = cands(&props);
+        let spec = run_spec(3);
+        let pool = Pool::new(&spec, &c).unwrap();
+        assert!(!pool.satisfies(&[0, 1]));
+        assert!(pool.completable(&[0, 1]).unwrap());
+        assert!(pool.satisfies(&[0, 1, 2]));
+    }
+
+    #[test]
+    fn same_distinct_and_bounds() {
+        let props = [card("A", 1), card("A", 1), card("B", 1), card("A", 2)];
+        let c = cands(&props);
+        let same = Subset { min: 2, max: 2, same: vec!["series".into()], ..Subset::default() };
+        let pool = Pool::new(&same, &c).unwrap();
+        assert!(pool.satisfies(&[0, 3]));
+        assert!(!pool.satisfies(&[0, 2]));
+        assert!(!pool.satisfies(&[0, 1, 3]), "above max");
+        assert!(!pool.completable(&[2]).unwrap(), "no other B");
+        let distinct = Subset { min: 2, max: 3, distinct: vec!["year".into()], ..Subset::default() };
+        let pool = Pool::new(&distinct, &c).unwrap();
+        assert!(pool.satisfies(&[0, 3]));
+        assert!(!pool.completable(&[0, 1]).unwrap());
+    }
+
+    #[test]
+    fn an_impossible_completion_is_found_out_quickly() {
+        // 30 cards of series A, one of D: A..D can never be completed, and the search says so
+        // without walking every subset
+        let mut props: Vec<_> = (0..30).map(|i| card("A", i)).collect();
+        props.push(card("D", 99));
+        let c = cands(&props);
+        let spec = run_spec(3);
+        let pool = Pool::new(&spec, &c).unwrap();
+        assert!(!pool.completable(&[0, 30]).unwrap());
+    }
+
+    #[test]
+    fn a_value_outside_the_order_is_an_error() {
+        let props = [card("Z", 1)];
+        let c = cands(&props);
+        let spec = run_spec(1);
+        assert!(Pool::new(&spec, &c).err().unwrap().contains("not in its `order`"));
+    }
+}
