@@ -236,6 +236,12 @@ fn var(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<Dynamic> {
     h.with(|r, w| {
         let v = r.var(name)?;
         let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
+        if let Some(f) = &r.vars[v].derived {
+            return Err(format!(
+                "var `{name}` is derived: views compute it with `{}`; call that function instead",
+                f.name
+            ));
+        }
         Ok(w.state.vars[v][o].to_dynamic())
     })
 }
@@ -244,6 +250,12 @@ fn set_var(h: &mut GameHandle, name: &str, owner: Option<i64>, value: Dynamic) -
     h.with(|r, w| {
         let v = r.var(name)?;
         let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
+        if let Some(f) = &r.vars[v].derived {
+            return Err(format!(
+                "var `{name}` is derived (computed by `{}` whenever a view shows it): it cannot be set",
+                f.name
+            ));
+        }
         let value = w.take_value(&value)?;
         w.keep(value.approx_bytes(), w.state.vars[v][o].approx_bytes())?;
         w.state.vars[v][o] = value;

@@ -246,6 +246,11 @@ pub struct VarDef {
     pub default: Option<toml::Value>,
     /// Visibility to other players (`public`, `owner` or `hidden`).
     pub visible: Visibility,
+    /// Script `fn(game)` (global) or `fn(game, player)` (per player) that computes the value
+    /// whenever a view shows it: a line derived from the state is never stale. Scripts cannot
+    /// set it (they call the function instead).
+    #[schemars(with = "Option<String>")]
+    pub derived: Option<Ref>,
     /// What it is for.
     pub description: Option<String>,
 }

@@ -374,6 +374,18 @@ impl Game {
         Ok(out)
     }
 
+    /// The value of a derived var for one owner, computed on a copy of the state: whatever
+    /// the function changes is dropped.
+    pub(crate) fn derive(&self, st: &State, var: usize, owner: usize) -> Result<Value, PlayError> {
+        let info = &self.rules.vars[var];
+        let Some(f) = &info.derived else { return Ok(st.vars[var][owner].clone()) };
+        let mut work = Work::new(st.clone(), false);
+        let args = if info.per_player { vec![Dynamic::from_int(owner as i64)] } else { Vec::new() };
+        let v = self.call(&mut work, f, args, &Value::Unit)?;
+        crate::convert::from_dynamic(&v)
+            .map_err(|e| PlayError::Rule(format!("derived var `{}`: `{}` returned {e}", info.name, f.name)))
+    }
+
     /// Opens a decision: computes options, lets automatic seats answer, and either leaves it
     /// pending or resolves it at once.
     fn open(

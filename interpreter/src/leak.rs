@@ -44,7 +44,7 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
         (0..players).map(|p| make_bot("random", seed, p)).collect::<Result<Vec<_>, _>>().map_err(PlayError::Illegal)?;
     // What setup wrote is checked as if a decision had written it: nothing was shown before.
     let mut known: Vec<HashSet<String>> = vec![HashSet::new(); players];
-    let mut seen: Vec<Observation> = (0..players).map(|q| Observation::of(&session, q)).collect();
+    let mut seen: Vec<Observation> = (0..players).map(|q| Observation::of(&session, q)).collect::<Result<_, _>>()?;
     let labels = label_counts(&session);
     for q in 0..players {
         let told = Told { hidden: seen[q].hidden.clone(), shown: HashSet::new(), offered: offered(&session, q) };
@@ -68,7 +68,7 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
             .collect();
         let choice = bots[p].choose(&SeatObservation::new(&session, p));
         session.apply_index(p, choice)?;
-        seen = (0..players).map(|q| Observation::of(&session, q)).collect();
+        seen = (0..players).map(|q| Observation::of(&session, q)).collect::<Result<_, _>>()?;
         let labels = label_counts(&session);
         for (q, t) in told.iter().enumerate() {
             if let Some(message) = names_hidden(&session, q, t, &seen[q], &labels, &mut known[q], seen_log) {
@@ -96,8 +96,14 @@ struct Observation {
 }
 
 impl Observation {
-    fn of(session: &Session<'_>, q: usize) -> Observation {
+    fn of(session: &Session<'_>, q: usize) -> Result<Observation, PlayError> {
         let view = session.view(q);
+        if let Some(e) = view.errors.first() {
+            return Err(PlayError::Rule(format!(
+                "the view of {} cannot be built: {e}",
+                session.game().rules.seat_name(q)
+            )));
+        }
         let values = view.vars.iter().chain(view.tracks.iter()).map(|v| format!("{} = {}", v.name, v.value)).collect();
         let shown = view.shown.into_iter().flat_map(|s| s.cards);
         let visible: HashSet<String> =
@@ -111,7 +117,7 @@ impl Observation {
             .filter(|(i, c)| st.location[*i] != crate::state::NOWHERE && !visible.contains(&c.id))
             .map(|(_, c)| c.id.clone())
             .collect();
-        Observation { hidden, values }
+        Ok(Observation { hidden, values })
     }
 }
 

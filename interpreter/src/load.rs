@@ -575,11 +575,13 @@ impl Loader {
                     self.key("vars", name),
                 );
             }
+            let derived = v.derived.as_ref().map(|f| check_fn(self, f, if v.per_player { 2 } else { 1 }, "derived"));
             r.vars.push(VarInfo {
                 name: name.clone(),
                 per_player: v.per_player,
                 default: default.unwrap_or_default(),
                 visible: v.visible,
+                derived,
             });
         }
         for (name, t) in &f.tables {

@@ -136,6 +136,8 @@ pub struct VarInfo {
     pub default: Value,
     /// Visibility.
     pub visible: Visibility,
+    /// The script computing the value when a view shows it (a derived var).
+    pub derived: Option<FnRef>,
 }
 
 /// Where a decision's options come from.

@@ -424,8 +424,21 @@ impl Session<'_> {
         let r = &self.game.rules;
         let v = r.var(var).map_err(PlayError::Illegal)?;
         let o = self.owner_slot(r.vars[v].per_player, var, owner)?;
+        if r.vars[v].derived.is_some() {
+            return Err(PlayError::Illegal(format!(
+                "var `{var}` is derived from the state: set what it is computed from"
+            )));
+        }
         self.state.vars[v][o] = value;
         Ok(())
+    }
+
+    /// A var's value now (omniscient): stored, or computed for a derived var.
+    pub fn var_value(&self, var: &str, owner: Option<usize>) -> Result<crate::Value, PlayError> {
+        let r = &self.game.rules;
+        let v = r.var(var).map_err(PlayError::Illegal)?;
+        let o = self.owner_slot(r.vars[v].per_player, var, owner)?;
+        self.game.derive(&self.state, v, o)
     }
 
     fn owner_slot(&self, per_player: bool, name: &str, owner: Option<usize>) -> Result<usize, PlayError> {

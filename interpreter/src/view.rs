@@ -105,6 +105,9 @@ pub struct View {
     pub pending: Option<PendingView>,
     /// The outcome, once over.
     pub outcome: Option<Outcome>,
+    /// Derived values that could not be computed (a script error: the game's fault).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
 }
 
 fn sees_all(vis: Visibility, per_player: bool, owner: usize, viewer: Option<usize>) -> bool {
@@ -163,15 +166,18 @@ impl View {
             }
         }
         let mut vars = Vec::new();
+        let mut errors = Vec::new();
         for (vi, v) in r.vars.iter().enumerate() {
             for (o, val) in st.vars[vi].iter().enumerate() {
                 if sees_all(v.visible, v.per_player, o, viewer) {
-                    vars.push(ValueView {
-                        name: v.name.clone(),
-                        owner: v.per_player.then_some(o),
-                        value: val.clone(),
-                        space: None,
-                    });
+                    let value = match &v.derived {
+                        None => val.clone(),
+                        Some(_) => game.derive(st, vi, o).unwrap_or_else(|e| {
+                            errors.push(e.to_string());
+                            Value::Str(format!("(cannot be computed: {e})"))
+                        }),
+                    };
+                    vars.push(ValueView { name: v.name.clone(), owner: v.per_player.then_some(o), value, space: None });
                 }
             }
         }
@@ -221,6 +227,7 @@ impl View {
             shown,
             pending,
             outcome: st.outcome.clone(),
+            errors,
         }
     }
 }

@@ -261,7 +261,7 @@ fn expect(s: &mut Session<'_>, al: &[String], e: &Expectation) -> Result<(), Sto
                 (true, None) => return Err(Stop::Fatal(format!("var `{var}` is per player: name a seat"))),
                 (false, Some(_)) => return Err(Stop::Fatal(format!("var `{var}` is global: do not name a seat"))),
             };
-            let got = &s.state().vars[v][o];
+            let got = &s.var_value(var, r.vars[v].per_player.then_some(o)).map_err(|e| Stop::Fatal(e.to_string()))?;
             let same = got == value || got.to_string() == value.to_string();
             check(same, || format!("expected var {var} = {value}, got {got}"))
         }

@@ -12,7 +12,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 const HELP: &str =
-    "type an option's number, id or label; `log` shows what you have seen happen; `view` redraws; `quit` ends the game";
+    "type an option's number, id or label (to choose a set: its ids in any order, or one at a time, then `done`); `log` shows what you have seen happen; `view` redraws; `quit` ends the game";
 
 pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
     if !BOT_NAMES.contains(&args.bot.as_str()) {
@@ -127,12 +127,13 @@ fn play_loop(session: &mut Session<'_>, args: &PlayArgs, seed: u64) -> Result<Ex
             }
             // An option's id or label wins over a list position, so that typing "7" in a game
             // whose options are numbers picks the option labelled 7.
-            let index = match (session.find_option(p, text), text.parse::<usize>()) {
-                (Ok(i), _) => Ok(i),
-                (Err(_), Ok(n)) if n >= 1 && n <= options.len() => Ok(n - 1),
-                (Err(e), _) => Err(e),
+            // Anything else goes to `apply`, which also takes a whole set at once
+            // ("A-1 B-2 C-3") for a decision that builds one.
+            let result = match (session.find_option(p, text), text.parse::<usize>()) {
+                (Ok(i), _) => session.apply_index(p, i),
+                (Err(_), Ok(n)) if n >= 1 && n <= options.len() => session.apply_index(p, n - 1),
+                (Err(_), _) => session.apply(p, text),
             };
-            let result = index.and_then(|i| session.apply_index(p, i));
             match result {
                 Ok(()) => break,
                 Err(PlayError::Illegal(m)) if interactive => eprintln!("illegal: {m}"),
