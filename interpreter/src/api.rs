@@ -9,7 +9,7 @@ use crate::script::{GameHandle, Work};
 use crate::state::{Component, Components};
 use crate::state::{Frame, State, NOWHERE};
 use crate::value::Value;
-use rhai::{Array, Dynamic, Engine, EvalAltResult, FuncRegistration, Map};
+use rhai::{Array, Dynamic, Engine, EvalAltResult, Map};
 use std::sync::Arc;
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
@@ -55,7 +55,7 @@ pub(crate) fn component_index(d: &Dynamic) -> Option<u32> {
 }
 
 /// A component argument: a component handle, an id string, or a map with an `id`.
-fn card_arg(st: &State, d: &Dynamic) -> Result<u32, String> {
+pub(crate) fn card_arg(st: &State, d: &Dynamic) -> Result<u32, String> {
     if let Some(h) = d.read_lock::<ComponentHandle>() {
         return Ok(h.idx);
     }
@@ -70,7 +70,7 @@ fn card_arg(st: &State, d: &Dynamic) -> Result<u32, String> {
     Err(format!("expected a component or a component id, got {}", d.type_name()))
 }
 
-fn player(st: &State, p: i64) -> Result<usize, String> {
+pub(crate) fn player(st: &State, p: i64) -> Result<usize, String> {
     if p >= 0 && (p as usize) < st.players {
         Ok(p as usize)
     } else {
@@ -84,7 +84,13 @@ fn slot(rules: &Rules, st: &State, zone: &str, owner: Option<i64>) -> Result<(us
     Ok((z, st.slot_index(rules, z, owner)?))
 }
 
-fn per_player_index(per_player: bool, name: &str, what: &str, st: &State, owner: Option<i64>) -> Result<usize, String> {
+pub(crate) fn per_player_index(
+    per_player: bool,
+    name: &str,
+    what: &str,
+    st: &State,
+    owner: Option<i64>,
+) -> Result<usize, String> {
     match (per_player, owner) {
         (true, Some(p)) => player(st, p),
         (true, None) => Err(format!("{what} `{name}` is per player: say whose")),
@@ -347,18 +353,19 @@ fn ctx_value(w: &mut Work, ctx: &Dynamic) -> Result<Value, String> {
     w.take_value(ctx)
 }
 
-/// Registers the `Game` type and every function scripts may call on it.
 /// Registers a documented function: its comment and parameter names become part of the
 /// engine's metadata, from which `games/SCRIPT_API.md` is generated.
 macro_rules! reg {
     ($engine:expr, $name:expr, $doc:expr, $params:expr, $f:expr) => {{
-        let _ = FuncRegistration::new($name)
+        let _ = rhai::FuncRegistration::new($name)
             .with_params_info($params)
             .with_comments([concat!("/// ", $doc)])
             .register_into_engine($engine, $f);
     }};
 }
+pub(crate) use reg;
 
+/// Registers the `Game` type and every function scripts may call on it.
 pub fn register(engine: &mut Engine) {
     engine.register_type_with_name::<GameHandle>("Game");
     engine.register_type_with_name::<ComponentHandle>("Component");
@@ -1058,4 +1065,6 @@ pub fn register(engine: &mut Engine) {
             push(h, |r, _| Ok(Frame::Phase { phase: r.phase(name)?, step: 0, pos: 0, pass: 0, begun: false }))
         }
     );
+
+    crate::api_grid::register(engine);
 }

@@ -34,6 +34,8 @@ pub struct GameFile {
     pub tables: IndexMap<String, toml::Value>,
     /// Static graphs of nodes and edges with properties (maps, road networks).
     pub graphs: IndexMap<String, GraphDef>,
+    /// 2-D grids of cells holding pieces (boards, tile layouts).
+    pub grids: IndexMap<String, GridDef>,
     /// Decisions players make.
     pub decisions: IndexMap<String, DecisionDef>,
     /// Named sequences of steps.
@@ -145,6 +147,9 @@ pub struct ComponentDef {
     /// Zone where instances start unless an instance entry names its own.
     #[schemars(with = "Option<String>")]
     pub zone: Option<Ref>,
+    /// The property holding the four edge symbols (N, E, S, W, as printed) that a placement
+    /// grid matches against the pieces next to it.
+    pub edges: Option<String>,
 }
 
 /// How much of a zone other players see.
@@ -189,6 +194,56 @@ pub struct GraphDef {
     pub edges: Vec<toml::Table>,
     /// Whether an edge only leads from `from` to `to` (default: both ways).
     pub directed: bool,
+}
+
+/// `[grids.NAME]`: a 2-D grid of cells, e.g. a score board or a layout of tiles.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct GridDef {
+    /// What it is.
+    pub description: Option<String>,
+    /// One grid per player instead of one global grid.
+    pub per_player: bool,
+    /// Who sees the pieces (`public`, `owner` or `hidden`).
+    pub visible: Visibility,
+    /// The rows: a count `n` (rows 1 to n) or `[first, last]`. With `cols`; leave both out
+    /// for an unbounded grid that grows as pieces are placed.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub rows: Option<toml::Value>,
+    /// The columns: a count `n` (columns 1 to n) or `[first, last]`.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub cols: Option<toml::Value>,
+    /// `"ascending"` (default: row numbers grow downwards, north is the row above with the
+    /// next lower number) or `"descending"` (the highest row is drawn on top).
+    pub row_order: Option<String>,
+    /// Data of single cells: tables with `row`, `col` and any other properties.
+    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
+    pub cells: Vec<toml::Table>,
+    /// Label template of a cell, filled from its data (e.g. `"{symbol?}"`), shown in views.
+    pub cell_label: Option<String>,
+    /// Label template of a component placed on the grid, filled from its properties
+    /// (default: its id).
+    pub piece_label: Option<String>,
+    /// Markers: pieces that are not components, named by these ids.
+    pub markers: Vec<String>,
+    /// How many pieces one cell may hold (default 1).
+    pub per_cell: Option<i64>,
+    /// A piece is placed next to one already there (unless the grid is empty).
+    pub connected: bool,
+    /// Makes this a placement grid whose touching edges must match (see [`MatchDef`]).
+    #[serde(rename = "match")]
+    pub match_: Option<MatchDef>,
+}
+
+/// `match = { ... }`: the edge rule of a placement grid. Equal symbols match; the wildcard
+/// matches any symbol but itself and the blank; a blank edge matches only a blank one.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct MatchDef {
+    /// The symbol that matches any other symbol (none if unset).
+    pub wildcard: Option<String>,
+    /// The symbol of an edge without a symbol (default `""`).
+    pub blank: Option<String>,
 }
 
 /// `[zones.NAME]`: a container of components.

@@ -89,7 +89,8 @@ struct Told {
 }
 
 /// What one seat's view shows at one moment, read from a single view: the ids of the
-/// components in zones it cannot see, and its vars and tracks as `name = value` texts.
+/// components in zones it cannot see, and its vars, tracks and grid pieces as `name = value`
+/// texts.
 struct Observation {
     hidden: HashSet<String>,
     values: HashSet<String>,
@@ -104,7 +105,14 @@ impl Observation {
                 session.game().rules.seat_name(q)
             )));
         }
-        let values = view.vars.iter().chain(view.tracks.iter()).map(|v| format!("{} = {}", v.name, v.value)).collect();
+        let mut values: HashSet<String> =
+            view.vars.iter().chain(view.tracks.iter()).map(|v| format!("{} = {}", v.name, v.value)).collect();
+        // A grid's pieces are values too: one `grid = piece@row:col` each.
+        for g in &view.grids {
+            for c in &g.cells {
+                values.extend(c.pieces.iter().map(|p| format!("{} = {}@{}:{}", g.name, p.id, c.row, c.col)));
+            }
+        }
         let shown = view.shown.into_iter().flat_map(|s| s.cards);
         let visible: HashSet<String> =
             view.zones.into_iter().flat_map(|z| z.cards).chain(shown).map(|c| c.id).collect();

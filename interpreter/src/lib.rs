@@ -8,6 +8,7 @@
 pub mod alloc;
 pub mod api;
 pub mod api_doc;
+pub mod api_grid;
 pub mod bot;
 pub mod convert;
 pub mod def;
@@ -16,6 +17,8 @@ pub mod error;
 pub mod files;
 pub mod flow;
 pub mod game;
+pub mod grid;
+pub mod grid_text;
 pub mod leak;
 pub mod lint;
 pub mod load;

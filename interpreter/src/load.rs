@@ -5,6 +5,7 @@
 use crate::def::{self, GameFile, Ref};
 use crate::diag::{Diagnostic, Location, SourceMap};
 use crate::files::{self, FileError};
+use crate::grid::GridInfo;
 use crate::rules::*;
 use crate::script::Scripts;
 use crate::value::Value;
@@ -535,7 +536,11 @@ impl Loader {
             });
         }
         for (ti, (name, c)) in f.components.iter().enumerate() {
-            r.component_types.push(ComponentType { name: name.clone(), label: c.label.clone() });
+            r.component_types.push(ComponentType {
+                name: name.clone(),
+                label: c.label.clone(),
+                edges: c.edges.clone(),
+            });
             let zone = c.zone.as_ref().map(|z| zone_ref(self, &r, z));
             for inst in c.instances.iter().chain(&c.extra_instances) {
                 if let Some(d) = self.declared_instances(&r, ti, name, inst, zone, c.zone.as_ref()) {
@@ -598,6 +603,11 @@ impl Loader {
             if let Some(info) = self.graph(name, g) {
                 r.graphs.insert(name.clone(), info);
             }
+        }
+        for (name, g) in &f.grids {
+            let info = self.grid(name, g);
+            r.index.grids.insert(name.clone(), r.grids.len());
+            r.grids.push(info);
         }
         for (name, d) in &f.decisions {
             let source = match (&d.from, &d.options) {
@@ -977,6 +987,121 @@ impl Loader {
             info.edges.push(GraphItem { id, props });
         }
         ok.then_some(info)
+    }
+
+    /// Checks a `[grids.NAME]` table: bounds, cells on the grid, markers, the edge rule.
+    fn grid(&mut self, name: &str, g: &def::GridDef) -> GridInfo {
+        use crate::grid::{EdgeRule, MAX_PER_CELL, MAX_SPAN};
+        let loc = self.key("grids", name);
+        let err = |l: &mut Loader, m: String| {
+            l.error_at("E0317", format!("grid `{name}`: {m}"), loc.clone());
+        };
+        let bounds = |v: &Option<toml::Value>| -> Result<Option<(i64, i64)>, String> {
+            match v {
+                None => Ok(None),
+                Some(toml::Value::Integer(n)) if (1..=MAX_SPAN).contains(n) => Ok(Some((1, *n))),
+                Some(toml::Value::Array(a)) => match a.as_slice() {
+                    [toml::Value::Integer(lo), toml::Value::Integer(hi)]
+                        if lo <= hi
+                            && hi - lo < MAX_SPAN
+                            && lo.abs() <= crate::grid::MAX_COORD
+                            && hi.abs() <= crate::grid::MAX_COORD =>
+                    {
+                        Ok(Some((*lo, *hi)))
+                    }
+                    _ => Err(format!("`[first, last]` must be two integers, first <= last, at most {MAX_SPAN} apart")),
+                },
+                Some(other) => Err(format!("must be a count from 1 to {MAX_SPAN} or `[first, last]`, not `{other}`")),
+            }
+        };
+        let rows = bounds(&g.rows).unwrap_or_else(|m| {
+            err(self, format!("`rows` {m}"));
+            None
+        });
+        let cols = bounds(&g.cols).unwrap_or_else(|m| {
+            err(self, format!("`cols` {m}"));
+            None
+        });
+        let (rows, cols) = match (rows, cols) {
+            (Some(r), Some(c)) => (Some(r), Some(c)),
+            (None, None) => (None, None),
+            _ => {
+                if g.rows.is_some() != g.cols.is_some() {
+                    err(self, "declare both `rows` and `cols` (a bounded grid), or neither (an unbounded one)".into());
+                }
+                (None, None)
+            }
+        };
+        if matches!(g.visible, def::Visibility::Top | def::Visibility::Count) {
+            err(self, "visibility must be public, owner or hidden".into());
+        }
+        let descending = match g.row_order.as_deref() {
+            None | Some("ascending") => false,
+            Some("descending") => true,
+            Some(other) => {
+                err(self, format!("`row_order` must be \"ascending\" or \"descending\", not `{other}`"));
+                false
+            }
+        };
+        let per_cell = match g.per_cell {
+            None => 1,
+            Some(n) if (1..=MAX_PER_CELL).contains(&n) => n as usize,
+            Some(n) => {
+                err(self, format!("`per_cell` must be from 1 to {MAX_PER_CELL}, not {n}"));
+                1
+            }
+        };
+        let mut info = GridInfo {
+            name: name.to_string(),
+            description: g.description.clone().unwrap_or_default(),
+            per_player: g.per_player,
+            visible: g.visible,
+            rows,
+            cols,
+            descending,
+            cell_label: g.cell_label.clone(),
+            piece_label: g.piece_label.clone(),
+            per_cell,
+            connected: g.connected,
+            ..GridInfo::default()
+        };
+        for cell in &g.cells {
+            let at =
+                (cell.get("row").and_then(toml::Value::as_integer), cell.get("col").and_then(toml::Value::as_integer));
+            let (Some(row), Some(col)) = at else {
+                err(self, "every entry of `cells` needs integer `row` and `col`".into());
+                continue;
+            };
+            if !info.on_grid(row, col) {
+                err(self, format!("cell row {row}, column {col} is off the grid ({})", info.bounds_text()));
+                continue;
+            }
+            match Value::from_toml(&toml::Value::Table(cell.clone())) {
+                Ok(v) => {
+                    if info.cells.insert((row, col), v).is_some() {
+                        err(self, format!("cell row {row}, column {col} is declared twice"));
+                    }
+                }
+                Err(e) => err(self, format!("cell row {row}, column {col}: {e}")),
+            }
+        }
+        for (i, m) in g.markers.iter().enumerate() {
+            if m.is_empty() || g.markers[..i].contains(m) {
+                err(self, format!("marker `{m}` is empty or declared twice"));
+            }
+        }
+        info.markers = g.markers.clone();
+        if let Some(m) = &g.match_ {
+            if per_cell != 1 {
+                err(self, "a grid with `match` holds one piece per cell (`per_cell = 1`)".into());
+            }
+            let blank = m.blank.clone().unwrap_or_default();
+            if m.wildcard.as_ref() == Some(&blank) {
+                err(self, "the wildcard and the blank must differ".into());
+            }
+            info.rule = Some(EdgeRule { wildcard: m.wildcard.clone(), blank });
+        }
+        info
     }
 
     /// Checks a `[decisions.NAME.contest]` table.

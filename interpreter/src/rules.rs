@@ -2,6 +2,7 @@
 //! static half of a game; [`crate::State`] is the changing half.
 
 use crate::def::{Overflow, Visibility};
+use crate::grid::GridInfo;
 use crate::value::Value;
 use indexmap::IndexMap;
 use std::collections::HashMap;
@@ -23,6 +24,8 @@ pub struct ComponentType {
     pub name: String,
     /// Label template.
     pub label: Option<String>,
+    /// The property holding the edges N, E, S, W (for placement grids).
+    pub edges: Option<String>,
 }
 
 /// The most seats a game may declare (`[game] max_players`).
@@ -456,6 +459,8 @@ pub struct Rules {
     pub tables: IndexMap<String, Value>,
     /// Graphs.
     pub graphs: IndexMap<String, GraphInfo>,
+    /// Grids.
+    pub grids: Vec<GridInfo>,
     /// Decisions.
     pub decisions: Vec<DecisionInfo>,
     /// Phases.
@@ -491,6 +496,8 @@ pub struct Index {
     pub phases: HashMap<String, usize>,
     /// Component types.
     pub component_types: HashMap<String, usize>,
+    /// Grids.
+    pub grids: HashMap<String, usize>,
 }
 
 impl Rules {
@@ -527,6 +534,11 @@ impl Rules {
     /// A graph by name.
     pub fn graph(&self, name: &str) -> Result<&GraphInfo, String> {
         self.graphs.get(name).ok_or_else(|| unknown("graph", name, self.graphs.keys()))
+    }
+
+    /// Grid index by name.
+    pub fn grid(&self, name: &str) -> Result<usize, String> {
+        self.index.grids.get(name).copied().ok_or_else(|| unknown("grid", name, self.index.grids.keys()))
     }
 
     /// Component type index by name.

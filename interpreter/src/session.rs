@@ -3,6 +3,7 @@
 //! seat, the log and the outcome.
 
 use crate::error::PlayError;
+use crate::grid::{Entry, Piece, Pieces, Placed};
 use crate::log::{Event, EventKind};
 use crate::script::Work;
 use crate::state::{Outcome, State};
@@ -403,6 +404,64 @@ impl Session<'_> {
             self.state.location[i as usize] = (z as u32, o as u32);
         }
         Ok(())
+    }
+}
+
+impl Session<'_> {
+    /// Puts exactly these pieces on a grid (replacing what it held), each on the grid, in a
+    /// cell with room and once only; edges and connection are not judged (a setup recreates a
+    /// situation, it is not a placement). For tests and scenario setups; not logged.
+    pub fn arrange_grid(&mut self, grid: &str, owner: Option<usize>, pieces: &[Entry]) -> Result<(), PlayError> {
+        let r = &self.game.rules;
+        let g = r.grid(grid).map_err(PlayError::Illegal)?;
+        let o = self.grid_owner(g, owner)?;
+        let info = crate::grid::GridInfo { rule: None, connected: false, ..r.grids[g].clone() };
+        let mut slot = crate::grid::GridSlot::default();
+        for e in pieces {
+            let piece = match info.markers.iter().position(|m| *m == e.id) {
+                Some(m) => Piece::Marker(m as u32),
+                None => Piece::Component(self.state.component_index(&e.id).map_err(PlayError::Illegal)?),
+            };
+            let names = SetupNames(&self.state, &info);
+            crate::grid::check_place(&info, &slot, &names, piece, (e.row, e.col, e.rot), None)
+                .map_err(|m| PlayError::Illegal(format!("grid `{grid}`: `{}`: {m}", e.id)))?;
+            slot.insert(Placed { row: e.row, col: e.col, piece, rot: e.rot });
+        }
+        self.state.grids[g][o] = slot;
+        Ok(())
+    }
+
+    /// The pieces on a grid, by row then column.
+    pub fn grid_entries(&self, grid: &str, owner: Option<usize>) -> Result<Vec<Entry>, PlayError> {
+        let r = &self.game.rules;
+        let g = r.grid(grid).map_err(PlayError::Illegal)?;
+        let o = self.grid_owner(g, owner)?;
+        let names = SetupNames(&self.state, &r.grids[g]);
+        Ok(self.state.grids[g][o]
+            .placed
+            .iter()
+            .map(|p| Entry { id: names.name(p.piece), row: p.row, col: p.col, rot: p.rot })
+            .collect())
+    }
+
+    fn grid_owner(&self, g: usize, owner: Option<usize>) -> Result<usize, PlayError> {
+        let info = &self.game.rules.grids[g];
+        self.owner_slot(info.per_player, &info.name, owner)
+    }
+}
+
+/// Names pieces for setup messages (no edges: a setup does not judge them).
+struct SetupNames<'a>(&'a State, &'a crate::grid::GridInfo);
+
+impl Pieces for SetupNames<'_> {
+    fn name(&self, piece: Piece) -> String {
+        match piece {
+            Piece::Component(i) => self.0.components.list[i as usize].id.clone(),
+            Piece::Marker(i) => self.1.markers[i as usize].clone(),
+        }
+    }
+    fn edges(&self, _: Piece) -> Result<Option<[String; 4]>, String> {
+        Ok(None)
     }
 }
 

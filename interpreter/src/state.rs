@@ -3,6 +3,7 @@
 //! shared until a script changes it.
 
 use crate::def::Visibility;
+use crate::grid::GridSlot;
 use crate::rng::GameRng;
 use crate::rules::Rules;
 use crate::value::Value;
@@ -179,6 +180,10 @@ pub struct State {
     pub tracks: Vec<Vec<i64>>,
     /// Variable values: `vars[var][owner]`.
     pub vars: Vec<Vec<Value>>,
+    /// Grid contents: `grids[grid][owner]` (owner 0 for global grids). Left out of the JSON
+    /// form when the game has no grid, so older games keep their state hashes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub grids: Vec<Vec<GridSlot>>,
     /// The current player.
     pub current: usize,
     /// The turn order.
@@ -232,6 +237,7 @@ impl State {
         let zones = rules.zones.iter().map(|z| vec![ZoneSlot::default(); slots(z.per_player)]).collect();
         let tracks = rules.tracks.iter().map(|t| vec![t.start; slots(t.per_player)]).collect();
         let vars = rules.vars.iter().map(|v| vec![v.default.clone(); slots(v.per_player)]).collect();
+        let grids = rules.grids.iter().map(|g| vec![GridSlot::default(); slots(g.per_player)]).collect();
         let mut state = State {
             players,
             components: Arc::new(Components::default()),
@@ -239,6 +245,7 @@ impl State {
             location: Vec::new(),
             tracks,
             vars,
+            grids,
             current: 0,
             turn_order: (0..players).collect(),
             stack: Vec::new(),
@@ -457,6 +464,7 @@ impl State {
             location: Vec::new(),
             tracks: Vec::new(),
             vars: Vec::new(),
+            grids: Vec::new(),
             current: 0,
             turn_order: Vec::new(),
             stack: Vec::new(),

@@ -2,6 +2,7 @@
 //! ends receive views, never the state, so they cannot see what the seat cannot.
 
 use crate::def::Visibility;
+use crate::grid::{GridSlot, Piece, Placed};
 use crate::session::OptionInfo;
 use crate::state::{Outcome, State};
 use crate::value::Value;
@@ -57,6 +58,53 @@ pub struct ShownView {
     pub cards: Vec<CardView>,
 }
 
+/// A piece on a grid as a viewer sees it.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct PieceView {
+    /// The component's id, or the marker.
+    pub id: String,
+    /// Its short label on the grid (the grid's `piece_label`, or the id).
+    pub label: String,
+    /// Quarter turns clockwise.
+    pub rot: u8,
+    /// Its edges N, E, S, W as it lies, for a component whose type declares edges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edges: Option<Vec<String>>,
+}
+
+/// A cell of a grid that has a label or pieces.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct CellView {
+    /// Row.
+    pub row: i64,
+    /// Column.
+    pub col: i64,
+    /// The cell's label (the grid's `cell_label` filled from the cell's data), if not empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The pieces in it, first arrived first.
+    pub pieces: Vec<PieceView>,
+}
+
+/// A grid the viewer may see (by its declared visibility, like a var): the rows and columns
+/// to draw and the cells worth drawing.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct GridView {
+    /// Grid name.
+    pub name: String,
+    /// Owner, for per-player grids.
+    pub owner: Option<usize>,
+    /// What it is.
+    pub description: String,
+    /// The rows, in drawing order (top first): the declared ones, or for an unbounded grid
+    /// those its pieces span.
+    pub rows: Vec<i64>,
+    /// The columns, left to right.
+    pub cols: Vec<i64>,
+    /// The cells with a label or a piece, row by row in drawing order.
+    pub cells: Vec<CellView>,
+}
+
 /// The pending decision as a viewer sees it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct PendingView {
@@ -101,6 +149,9 @@ pub struct View {
     /// What rules have shown to the table and the viewer has not yet answered a decision since.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shown: Vec<ShownView>,
+    /// Grids (those the game declares, each copy with what the viewer may see of it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub grids: Vec<GridView>,
     /// The pending decision.
     pub pending: Option<PendingView>,
     /// The outcome, once over.
@@ -181,6 +232,14 @@ impl View {
                 }
             }
         }
+        let mut grids = Vec::new();
+        for (gi, g) in r.grids.iter().enumerate() {
+            for (o, slot) in st.grids[gi].iter().enumerate() {
+                if sees_all(g.visible, g.per_player, o, viewer) {
+                    grids.push(grid_view(game, st, gi, o, slot));
+                }
+            }
+        }
         let pending = st.pending.as_ref().map(|p| {
             let d = &r.decisions[p.decision];
             let mine = viewer.and_then(|v| p.players.iter().position(|x| *x == v));
@@ -225,9 +284,78 @@ impl View {
             tracks,
             vars,
             shown,
+            grids,
             pending,
             outcome: st.outcome.clone(),
             errors,
         }
+    }
+}
+
+/// One copy of a grid: every labelled cell and every piece.
+fn grid_view(game: &Game, st: &State, gi: usize, owner: usize, slot: &GridSlot) -> GridView {
+    let r = &game.rules;
+    let g = &r.grids[gi];
+    let span = slot.span();
+    let ((r0, r1), (c0, c1)) = match (g.rows, g.cols) {
+        (Some(rows), Some(cols)) => (rows, cols),
+        _ => span.unwrap_or(((0, -1), (0, -1))),
+    };
+    let mut rows: Vec<i64> = (r0..=r1).collect();
+    if g.descending {
+        rows.reverse();
+    }
+    let cols: Vec<i64> = (c0..=c1).collect();
+    let piece = |p: &Placed| match p.piece {
+        Piece::Marker(m) => PieceView {
+            id: g.markers[m as usize].clone(),
+            label: g.markers[m as usize].clone(),
+            rot: p.rot,
+            edges: None,
+        },
+        Piece::Component(i) => {
+            let c = &st.components.list[i as usize];
+            let label = match &g.piece_label {
+                Some(t) => crate::value::fill_template(t, &c.props, &c.id),
+                None => c.id.clone(),
+            };
+            let edges = r.component_types[c.kind].edges.as_ref().and_then(|k| match c.props.get(k) {
+                Some(Value::List(l)) if l.len() == 4 => {
+                    let printed: [String; 4] = std::array::from_fn(|i| l[i].to_string());
+                    Some(crate::grid::turn(&printed, p.rot).to_vec())
+                }
+                _ => None,
+            });
+            PieceView { id: c.id.clone(), label, rot: p.rot, edges }
+        }
+    };
+    // The cells worth drawing: those with pieces, and with data when the grid labels cells.
+    let mut keys: Vec<(i64, i64)> = slot.placed.iter().map(|p| (p.row, p.col)).collect();
+    if g.cell_label.is_some() {
+        keys.extend(g.cells.keys().copied().filter(|(row, col)| (r0..=r1).contains(row) && (c0..=c1).contains(col)));
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    if g.descending {
+        keys.sort_by_key(|&(row, col)| (std::cmp::Reverse(row), col));
+    }
+    let mut cells = Vec::new();
+    for (row, col) in keys {
+        let label = g.cell_label.as_ref().and_then(|t| match g.cells.get(&(row, col)) {
+            Some(Value::Map(m)) => Some(crate::value::fill_template(t, m, "")).filter(|s| !s.is_empty()),
+            _ => None,
+        });
+        let pieces: Vec<PieceView> = slot.at(row, col).iter().map(piece).collect();
+        if label.is_some() || !pieces.is_empty() {
+            cells.push(CellView { row, col, label, pieces });
+        }
+    }
+    GridView {
+        name: g.name.clone(),
+        owner: g.per_player.then_some(owner),
+        description: g.description.clone(),
+        rows,
+        cols,
+        cells,
     }
 }

@@ -192,3 +192,38 @@ fn snapshot_of_a_view_and_its_log() {
     assert!(s.is_over());
     insta::assert_snapshot!("goofspiel_log_p1", s.log_for(Some(0)).join("\n"));
 }
+
+#[test]
+fn grids_show_by_visibility_and_refuse_misplaced_pieces() {
+    let game = load("tests/fixtures/grid-tiles", &[], &[]);
+    let mut s = game.start(2, 1).unwrap();
+    // P1 sees their own board (owner visibility) and the public table, not P2's board.
+    let v = s.view(0);
+    let grids: Vec<(String, Option<usize>)> = v.grids.iter().map(|g| (g.name.clone(), g.owner)).collect();
+    assert_eq!(grids, [("board".to_string(), Some(0)), ("table".to_string(), None)]);
+    let board = &v.grids[0];
+    assert_eq!(board.rows, [1, 2]);
+    assert_eq!(board.cells.len(), 2, "the marker and the labelled cell");
+    assert_eq!(board.cells[1].label.as_deref(), Some("star"));
+    assert!(s.view(1).grids.iter().all(|g| g.owner != Some(0)));
+    let before = serde_json::to_string(s.state()).unwrap();
+    for (option, message) in [
+        ("off", "row 3, column 1 is off grid `board` (rows 1..2, columns 1..2)"),
+        ("taken", "row 1, column 1 of grid `board` is taken by X"),
+        ("misfit", "its W edge `c` does not match the E edge `b` of `t1` at row 0, column 0"),
+    ] {
+        let err = s.apply(0, option).unwrap_err();
+        let PlayError::Script(e) = &err else { panic!("expected a script error, got {err}") };
+        assert!(e.message.contains(message), "{option}: {e}");
+        assert_eq!(serde_json::to_string(s.state()).unwrap(), before, "{option} changed the state");
+    }
+    s.apply(0, "fit").unwrap();
+    let table = s.view(1).grids.into_iter().find(|g| g.name == "table").unwrap();
+    assert_eq!(table.cols, [0, 1]);
+    assert_eq!(
+        table.cells[1].pieces[0].edges.as_deref(),
+        Some(&["-".to_string(), "*".into(), "c".into(), "b".into()][..])
+    );
+    let drawn = rulebook::grid_text::lines(&table, &["P1".into(), "P2".into()]).join("\n");
+    assert!(drawn.contains("0 | * t1 b | b t2 * |"), "{drawn}");
+}

@@ -86,6 +86,8 @@ pub struct Step {
 pub enum StepKind {
     /// `zone NAME [SEAT] = ID...`
     SetZone { zone: String, seat: Option<String>, ids: Vec<String> },
+    /// `grid NAME [SEAT] = [ID@ROW:COL[:TURNS], ...]`
+    SetGrid { grid: String, seat: Option<String>, pieces: Vec<String> },
     /// `track NAME [SEAT] = N`
     SetTrack { track: String, seat: Option<String>, value: i64 },
     /// `var NAME [SEAT] = VALUE`
@@ -115,6 +117,10 @@ pub enum Expectation {
     ZoneContains { zone: String, seat: Option<String>, ids: Vec<String> },
     /// A zone holds none of these components.
     ZoneExcludes { zone: String, seat: Option<String>, ids: Vec<String> },
+    /// A grid's exact pieces (`ID@ROW:COL[:TURNS]`, in any order).
+    Grid { grid: String, seat: Option<String>, pieces: Vec<String> },
+    /// A grid as a seat's view draws it (see `grid_text`) shows (or does not show) a text.
+    GridView { seat: String, grid: String, owner: Option<String>, shows: bool, text: String },
     /// A zone's size.
     Count { zone: String, seat: Option<String>, value: i64 },
     /// The pending decision (and who must still answer).
@@ -172,6 +178,7 @@ fn words(rule: &Rule) -> String {
         Rule::scenario => "`scenario \"NAME\" {`",
         Rule::description => "`description \"...\"`",
         Rule::set_zone => "`zone NAME [SEAT] = IDS`",
+        Rule::set_grid => "`grid NAME [SEAT] = [ID@ROW:COL, ...]`",
         Rule::set_track => "`track NAME [SEAT] = N`",
         Rule::set_var => "`var NAME [SEAT] = VALUE`",
         Rule::set_current => "`current SEAT`",
@@ -184,6 +191,7 @@ fn words(rule: &Rule) -> String {
             "an expectation"
         }
         Rule::exp_winners | Rule::exp_view | Rule::exp_log | Rule::exp_hash | Rule::exp_current => "an expectation",
+        Rule::exp_grid | Rule::exp_grid_view => "an expectation",
         Rule::contains => "`contains IDS`",
         Rule::log_contains | Rule::log_lacks => "`contains` or `lacks`",
         Rule::seats => "`seats NAME...`",
@@ -464,6 +472,10 @@ fn statement(st: Pair<'_, Rule>) -> StepKind {
             };
             StepKind::SetZone { zone, seat, ids: list }
         }
+        Rule::set_grid => {
+            let (grid, seat) = name_seat(&mut inner);
+            StepKind::SetGrid { grid, seat, pieces: inner.next().map(ids).unwrap_or_default() }
+        }
         Rule::set_track => {
             let (track, seat) = name_seat(&mut inner);
             StepKind::SetTrack { track, seat, value: inner.next().and_then(|p| p.as_str().parse().ok()).unwrap_or(0) }
@@ -514,6 +526,16 @@ fn expectation(e: Pair<'_, Rule>) -> Expectation {
                 Rule::excludes => Expectation::ZoneExcludes { zone, seat, ids: list },
                 _ => Expectation::ZoneEquals { zone, seat, ids: list },
             }
+        }
+        Rule::exp_grid => {
+            let (grid, seat) = name_seat(&mut inner);
+            Expectation::Grid { grid, seat, pieces: inner.next().map(ids).unwrap_or_default() }
+        }
+        Rule::exp_grid_view => {
+            let s = seat(inner.next());
+            let (grid, owner) = name_seat(&mut inner);
+            let shows = inner.next().is_some_and(|p| p.as_rule() == Rule::shows);
+            Expectation::GridView { seat: s, grid, owner, shows, text: inner.next().map(text).unwrap_or_default() }
         }
         Rule::exp_count => {
             let (zone, seat) = name_seat(&mut inner);

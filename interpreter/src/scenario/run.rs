@@ -2,6 +2,7 @@
 //! with its line.
 
 use super::parse::{Expectation, Header, Scenario, ScenarioFile, StepKind};
+use crate::grid::Entry;
 use crate::{load_game, Game, LoadOptions, PlayError, Session};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -121,6 +122,7 @@ impl Runner {
             let is_setup = matches!(
                 step.kind,
                 StepKind::SetZone { .. }
+                    | StepKind::SetGrid { .. }
                     | StepKind::SetTrack { .. }
                     | StepKind::SetVar { .. }
                     | StepKind::SetCurrent(_)
@@ -197,6 +199,12 @@ fn exec(s: &mut Session<'_>, al: &[String], kind: &StepKind, dirty: &mut bool) -
             let owner = opt_seat(s, al, who)?;
             let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
             s.arrange(zone, owner, &ids).map_err(setup_err)?;
+            *dirty = true;
+        }
+        StepKind::SetGrid { grid, seat: who, pieces } => {
+            let owner = opt_seat(s, al, who)?;
+            let entries = pieces.iter().map(|p| Entry::parse(p)).collect::<Result<Vec<_>, _>>().map_err(Stop::Fatal)?;
+            s.arrange_grid(grid, owner, &entries).map_err(setup_err)?;
             *dirty = true;
         }
         StepKind::SetTrack { track, seat: who, value } => {
@@ -285,6 +293,44 @@ fn expect(s: &mut Session<'_>, al: &[String], e: &Expectation) -> Result<(), Sto
             let present: Vec<&str> = ids.iter().filter(|i| got.contains(i)).map(String::as_str).collect();
             check(present.is_empty(), || {
                 format!("expected zone {zone} not to hold {}, but it does", present.join(", "))
+            })
+        }
+        Expectation::Grid { grid, seat: who, pieces } => {
+            let owner = opt_seat(s, al, who)?;
+            let mut want =
+                pieces.iter().map(|p| Entry::parse(p)).collect::<Result<Vec<_>, _>>().map_err(Stop::Fatal)?;
+            let mut got = s.grid_entries(grid, owner).map_err(|e| Stop::Fatal(e.to_string()))?;
+            let show = |v: &[Entry]| v.iter().map(Entry::to_string).collect::<Vec<_>>().join(", ");
+            let shown = show(&got);
+            want.sort();
+            got.sort();
+            check(got == want, || {
+                format!(
+                    "expected grid {grid}{} = [{}], got [{shown}]",
+                    who.as_ref().map(|w| format!(" {w}")).unwrap_or_default(),
+                    show(&want)
+                )
+            })
+        }
+        Expectation::GridView { seat: who, grid, owner, shows, text } => {
+            let p = seat(s, al, who)?;
+            let o = opt_seat(s, al, owner)?;
+            let view = s.view(p);
+            let Some(g) = view.grids.iter().find(|g| g.name == *grid && g.owner == o) else {
+                return Err(Stop::Check(format!(
+                    "{who}'s view has no grid {grid}{}",
+                    owner.as_ref().map(|w| format!(" {w}")).unwrap_or_default()
+                )));
+            };
+            let drawn = crate::grid_text::lines(g, &view.seats);
+            let found = drawn.iter().any(|l| l.contains(text.as_str()));
+            check(found == *shows, || {
+                format!(
+                    "expected {who}'s view of grid {grid} to {} \"{text}\", but it {}; it draws:\n{}",
+                    if *shows { "show" } else { "not show" },
+                    if found { "does" } else { "does not" },
+                    drawn.join("\n")
+                )
             })
         }
         Expectation::Count { zone, seat: who, value } => {

@@ -58,6 +58,9 @@ pub fn view(v: &View) -> String {
             let _ = writeln!(out, "  {name}: {text}");
         }
     }
+    for block in grid_blocks(v, WIDTH) {
+        let _ = writeln!(out, "{block}");
+    }
     for s in &v.shown {
         let cards: Vec<&str> = s.cards.iter().map(|c| c.label.as_str()).collect();
         let _ = writeln!(out, "  shown to all — {}: {}", s.caption, cards.join(", "));
@@ -86,6 +89,46 @@ pub fn view(v: &View) -> String {
             if names.is_empty() { "nobody won".into() } else { format!("{} won", names.join(" and ")) }
         );
     }
+    out
+}
+
+/// The width grids are packed into.
+const WIDTH: usize = 100;
+
+/// The view's grids drawn as text, side by side while they fit in `width` columns (the
+/// players' copies of one grid stand next to each other), each block indented by two spaces.
+fn grid_blocks(v: &View, width: usize) -> Vec<String> {
+    let drawn: Vec<Vec<String>> = v.grids.iter().map(|g| rulebook::grid_text::lines(g, &v.seats)).collect();
+    let w = |b: &Vec<String>| b.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let mut out = Vec::new();
+    let mut row: Vec<&Vec<String>> = Vec::new();
+    let flush = |row: &mut Vec<&Vec<String>>, out: &mut Vec<String>| {
+        if row.is_empty() {
+            return;
+        }
+        let height = row.iter().map(|b| b.len()).max().unwrap_or(0);
+        let mut text = String::new();
+        for i in 0..height {
+            let mut line = String::from(" ");
+            for b in row.iter() {
+                let cell = b.get(i).map(String::as_str).unwrap_or("");
+                line.push_str(&format!(" {cell:<0$} ", w(b)));
+            }
+            text.push_str(line.trim_end());
+            text.push('\n');
+        }
+        out.push(text.trim_end_matches('\n').to_string());
+        row.clear();
+    };
+    for (i, b) in drawn.iter().enumerate() {
+        let used: usize = row.iter().map(|b| w(b) + 2).sum::<usize>() + 1;
+        let same_grid = i > 0 && v.grids[i - 1].name == v.grids[i].name;
+        if !row.is_empty() && (!same_grid || used + w(b) + 2 > width) {
+            flush(&mut row, &mut out);
+        }
+        row.push(b);
+    }
+    flush(&mut row, &mut out);
     out
 }
 
