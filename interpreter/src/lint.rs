@@ -62,7 +62,9 @@ fn functions_named_by_declarations(r: &Rules) -> HashSet<String> {
             OptionSource::Script(s) => f.push(s),
         }
         f.extend([&d.then, &d.reveal, &d.auto, &d.auto_if].into_iter().flatten());
+        f.extend(d.subset.iter().filter_map(|s| s.valid.as_ref()));
     }
+    f.extend(r.vars.iter().filter_map(|v| v.derived.as_ref()));
     for p in &r.phases {
         if let Repeat::While(w) = &p.repeat {
             f.push(w);
@@ -135,8 +137,9 @@ pub fn lint(game: &Game) -> Vec<Diagnostic> {
         }
     }
     for v in &r.vars {
-        let declared = r
-            .decisions
+        // A derived var is computed for views: it exists to be shown.
+        let declared = v.derived.is_some()
+            || r.decisions
             .iter()
             .any(|d| d.contest.as_ref().and_then(|c| c.winner_var).is_some_and(|x| r.vars[x].name == v.name));
         if !declared && !quoted(&v.name) {
