@@ -833,7 +833,7 @@ pub fn register(engine: &mut Engine) {
     reg!(
         engine,
         "random",
-        "A random integer in 0..n from the game's generator (logged).",
+        "A random integer in 0..n from the game's generator. Only the omniscient log records the draw; a rule that draws in the open logs the result in its own words.",
         &["game: Game", "n: i64", "i64"],
         |h: &mut GameHandle, n: i64| {
             h.with(|_, w| {
@@ -841,7 +841,9 @@ pub fn register(engine: &mut Engine) {
                     return Err(format!("random({n}): the range must be at least 1"));
                 }
                 let x = w.state.rng.below(n as u64) as i64;
-                event(w, || Event::public(EventKind::Chance, format!("random draw: {x} of 0..{}", n - 1)));
+                // Bookkeeping for the omniscient log (replays, debugging), not a seat's log: a
+                // rule that draws in the open says what came out in its own words.
+                event(w, || Event::private(EventKind::Chance, Vec::new(), format!("random draw: {x} of 0..{}", n - 1), None));
                 Ok(x)
             })
         }
