@@ -265,6 +265,14 @@ pub struct ZoneDef {
     /// Where pushed-out components go; a per-player zone means the component's `owner`'s.
     #[schemars(with = "Option<String>")]
     pub overflow_to: Option<Ref>,
+    /// Show the zone as numbered places (cells, seats, slots): a label template with `{n}`,
+    /// e.g. `"cell {n}"`. With a `capacity`, empty places are shown too.
+    pub places: Option<String>,
+    /// Which end is place 1: `"bottom"` (the first component, default) or `"top"` (the last).
+    pub places_from: Option<String>,
+    /// Label template for the components while they are in this zone (e.g.
+    /// `"{action} {seniority} ({colour})"`), instead of their type's `label`.
+    pub card_label: Option<String>,
     /// What it is for.
     pub description: Option<String>,
 }
@@ -286,6 +294,10 @@ pub struct TrackDef {
     /// Per-space data, space `i` at index `i - min` (or `i` when no `min`).
     #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     pub spaces: Vec<toml::Table>,
+    /// How a view names the space a value is on: a template over the space's data (e.g.
+    /// `"{name}: hexagon {best}|{second}"`). A space whose data has a `label` uses that;
+    /// without a template, the space's `name`.
+    pub space_label: Option<String>,
     /// What it is for.
     pub description: Option<String>,
 }

@@ -140,8 +140,8 @@ pub fn lint(game: &Game) -> Vec<Diagnostic> {
         // A derived var is computed for views: it exists to be shown.
         let declared = v.derived.is_some()
             || r.decisions
-            .iter()
-            .any(|d| d.contest.as_ref().and_then(|c| c.winner_var).is_some_and(|x| r.vars[x].name == v.name));
+                .iter()
+                .any(|d| d.contest.as_ref().and_then(|c| c.winner_var).is_some_and(|x| r.vars[x].name == v.name));
         if !declared && !quoted(&v.name) {
             out.push(
                 Diagnostic::warning("W0004", format!("var `{}` is never used", v.name))

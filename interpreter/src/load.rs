@@ -533,6 +533,8 @@ impl Loader {
                 }),
                 overflow: z.overflow,
                 overflow_to,
+                places: self.places(name, z),
+                card_label: z.card_label.clone(),
             });
         }
         for (ti, (name, c)) in f.components.iter().enumerate() {
@@ -566,6 +568,7 @@ impl Loader {
                 max: t.max,
                 visible: t.visible,
                 spaces,
+                space_label: t.space_label.clone(),
             });
         }
         for (name, v) in &f.vars {
@@ -1105,6 +1108,32 @@ impl Loader {
     }
 
     /// Checks a `[decisions.NAME.contest]` table.
+    /// A zone's numbered places: the template and whether place 1 is the top.
+    fn places(&mut self, name: &str, z: &def::ZoneDef) -> Option<(String, bool)> {
+        let from_top = match z.places_from.as_deref() {
+            None | Some("bottom") => false,
+            Some("top") => true,
+            Some(other) => {
+                let loc = self.key("zones", name);
+                self.error_at(
+                    "E0318",
+                    format!("zone `{name}`: `places_from` must be \"bottom\" or \"top\", not `{other}`"),
+                    loc,
+                );
+                false
+            }
+        };
+        if z.places.is_none() && z.places_from.is_some() {
+            let loc = self.key("zones", name);
+            self.error_at(
+                "E0318",
+                format!("zone `{name}`: `places_from` needs `places` (a label such as \"cell {{n}}\")"),
+                loc,
+            );
+        }
+        z.places.clone().map(|p| (p, from_top))
+    }
+
     fn contest(&mut self, r: &Rules, decision: &str, c: &def::ContestDef) -> Option<Contest> {
         let zone = |l: &mut Loader, z: &Option<Ref>, per_player: bool, key: &str| -> Option<usize> {
             let z = z.as_ref()?;

@@ -107,6 +107,10 @@ pub struct ZoneInfo {
     pub overflow: Overflow,
     /// Where pushed-out components go.
     pub overflow_to: Option<usize>,
+    /// Numbered places: the label template and whether place 1 is the top.
+    pub places: Option<(String, bool)>,
+    /// Label template for components in this zone.
+    pub card_label: Option<String>,
 }
 
 /// A track (or counter) declaration.
@@ -126,6 +130,24 @@ pub struct TrackInfo {
     pub visible: Visibility,
     /// Per-space data.
     pub spaces: Vec<Value>,
+    /// Template naming a space in views (see [`TrackInfo::space_name`]).
+    pub space_label: Option<String>,
+}
+
+impl TrackInfo {
+    /// How a view names space `value`: the space's own `label`, else the track's
+    /// `space_label` filled from the space's data, else the space's `name`.
+    pub fn space_name(&self, value: i64) -> Option<String> {
+        let index = usize::try_from(value - self.min.unwrap_or(0)).ok()?;
+        let Value::Map(data) = self.spaces.get(index)? else { return None };
+        if let Some(l) = data.get("label") {
+            return Some(l.to_string());
+        }
+        match &self.space_label {
+            Some(t) => Some(crate::value::fill_template(t, data, "")),
+            None => data.get("name").map(|n| n.to_string()),
+        }
+    }
 }
 
 /// A script variable declaration.

@@ -33,6 +33,19 @@ pub struct ZoneView {
     pub count: Option<usize>,
     /// The components the viewer may see (all, the top one, or none).
     pub cards: Vec<CardView>,
+    /// For a zone declared with `places`, when the viewer sees it all: each place in order,
+    /// with the component on it (empty places too, up to the capacity).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<PlaceView>,
+}
+
+/// A numbered place of a zone (a prison cell, a seat at a table).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct PlaceView {
+    /// The place's label (`cell 1`).
+    pub label: String,
+    /// The component on it, if any.
+    pub card: Option<CardView>,
 }
 
 /// A track or variable value as a viewer sees it.
@@ -161,6 +174,9 @@ pub struct View {
     pub errors: Vec<String>,
 }
 
+/// Most places a zone's view lists (a zone of a larger capacity shows its first ones).
+pub const MAX_PLACES: usize = 1_000;
+
 fn sees_all(vis: Visibility, per_player: bool, owner: usize, viewer: Option<usize>) -> bool {
     match vis {
         Visibility::Public => true,
@@ -173,20 +189,39 @@ impl View {
     /// Builds the view of `viewer` from the state and the declared visibility.
     pub fn build(game: &Game, st: &State, viewer: Option<usize>) -> View {
         let r = &game.rules;
-        let card = |idx: u32| {
+        let card_as = |idx: u32, template: Option<&String>| {
             let c = &st.components.list[idx as usize];
-            let label = c.label(r);
+            let label = match template {
+                Some(t) => crate::value::fill_template(t, &c.props, &c.id),
+                None => c.label(r),
+            };
             CardView { id: c.id.clone(), kind: r.component_types[c.kind].name.clone(), label, props: c.props.clone() }
         };
+        let card = |idx: u32| card_as(idx, None);
         let mut zones = Vec::new();
         for (zi, z) in r.zones.iter().enumerate() {
             for (o, slot) in st.zones[zi].iter().enumerate() {
                 let vis = st.visibility(r, zi, o);
                 let owner = z.per_player.then_some(o);
+                let card = |idx: u32| card_as(idx, z.card_label.as_ref());
+                let mut places = Vec::new();
                 let (count, cards) = if sees_all(vis, z.per_player, o, viewer) {
                     let mut ids = slot.cards.clone();
                     if !z.ordered {
                         ids.sort_unstable();
+                    }
+                    if let Some((template, from_top)) = &z.places {
+                        let capacity = z.capacity.as_ref().map_or(0, |c| c.get(&r.params, st.players).max(0) as usize);
+                        let n = capacity.max(ids.len()).min(crate::view::MAX_PLACES);
+                        places = (0..n)
+                            .map(|k| {
+                                let at = if *from_top { ids.len().checked_sub(k + 1) } else { Some(k) };
+                                PlaceView {
+                                    label: template.replace("{n}", &(k + 1).to_string()),
+                                    card: at.and_then(|i| ids.get(i)).map(|c| card(*c)),
+                                }
+                            })
+                            .collect();
                     }
                     (Some(slot.cards.len()), ids.into_iter().map(card).collect())
                 } else {
@@ -198,15 +233,14 @@ impl View {
                         _ => (Some(slot.cards.len()), Vec::new()),
                     }
                 };
-                zones.push(ZoneView { name: z.name.clone(), owner, count, cards });
+                zones.push(ZoneView { name: z.name.clone(), owner, count, cards, places });
             }
         }
         let mut tracks = Vec::new();
         for (ti, t) in r.tracks.iter().enumerate() {
             for (o, v) in st.tracks[ti].iter().enumerate() {
                 if sees_all(t.visible, t.per_player, o, viewer) {
-                    let index = usize::try_from(*v - t.min.unwrap_or(0)).ok();
-                    let space = index.and_then(|i| t.spaces.get(i)).and_then(|s| s.get("name")).map(|n| n.to_string());
+                    let space = t.space_name(*v);
                     tracks.push(ValueView {
                         name: t.name.clone(),
                         owner: t.per_player.then_some(o),

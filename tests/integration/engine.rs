@@ -227,3 +227,30 @@ fn grids_show_by_visibility_and_refuse_misplaced_pieces() {
     let drawn = rulebook::grid_text::lines(&table, &["P1".into(), "P2".into()]).join("\n");
     assert!(drawn.contains("0 | * t1 b | b t2 * |"), "{drawn}");
 }
+
+/// A zone declared with `places` lists its numbered places in every view that sees it all:
+/// place 1 at the declared end, the empty places up to the capacity, each component under the
+/// zone's `card_label` (Adel's prison: cells in order, each thief with its owner's colour).
+#[test]
+fn numbered_places_list_every_cell_in_order() {
+    let game = crate::load("games/adel-verpflichtet", &[], &[]);
+    let mut s = game.start(3, 18).unwrap();
+    // bottom to top: the last component is cell 1
+    s.arrange("prison", None, &["brown-thief-1", "blue-thief-2"]).unwrap();
+    let view = s.view(2);
+    let prison = view.zones.iter().find(|z| z.name == "prison").unwrap();
+    let cells: Vec<(String, Option<String>)> =
+        prison.places.iter().map(|p| (p.label.clone(), p.card.as_ref().map(|c| c.label.clone()))).collect();
+    assert_eq!(
+        cells,
+        vec![
+            ("cell 1".to_string(), Some("thief 2 (blue)".to_string())),
+            ("cell 2".to_string(), Some("thief 1 (brown)".to_string())),
+            ("cell 3".to_string(), None),
+        ]
+    );
+    // the zone's own card list keeps its order, under the zone's card label
+    assert_eq!(prison.cards.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["brown-thief-1", "blue-thief-2"]);
+    // a zone without `places` has none
+    assert!(view.zones.iter().filter(|z| z.name != "prison").all(|z| z.places.is_empty()));
+}

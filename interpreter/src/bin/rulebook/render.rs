@@ -39,6 +39,16 @@ pub fn view(v: &View) -> String {
     }
     for z in &v.zones {
         let name = format!("{}{}", z.name, owner(z.owner));
+        if !z.places.is_empty() {
+            // Numbered places in order, the empty ones too: `cell 1: thief 1 (brown) · cell 2: empty`.
+            let places: Vec<String> = z
+                .places
+                .iter()
+                .map(|p| format!("{}: {}", p.label, p.card.as_ref().map_or("empty", |c| c.label.as_str())))
+                .collect();
+            let _ = writeln!(out, "  {name:<24} {}", places.join(" · "));
+            continue;
+        }
         let shown: Vec<&str> = z.cards.iter().map(|c| c.label.as_str()).collect();
         let line = match (z.count, shown.is_empty()) {
             // Nothing to see, or nothing there: not worth a line.
