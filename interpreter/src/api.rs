@@ -728,6 +728,22 @@ pub fn register(engine: &mut Engine) {
             })
         }
     );
+    reg!(
+        engine,
+        "out_of_play",
+        "Declares the zone, track, var or grid of this name out of play for the rest of the game (a module this game does not use): views leave it out. Scripts may still use it.",
+        &["game: Game", "name: &str", "()"],
+        |h: &mut GameHandle, name: &str| h.with(|r, w| {
+            if r.zone(name).is_err() && r.track(name).is_err() && r.var(name).is_err() && r.grid(name).is_err() {
+                return Err(format!("out_of_play: no zone, track, var or grid is called `{name}`"));
+            }
+            if !w.state.out_of_play.iter().any(|n| n == name) {
+                w.keep(name.len() as u64, 0)?;
+                w.state.out_of_play.push(name.to_string());
+            }
+            Ok(())
+        })
+    );
     reg!(engine, "set_visibility", "Overrides a global zone's declared visibility: public, owner, count, top, hidden, or default (back to the declaration).", &["game: Game", "zone: &str", "visibility: &str", "()"], |h: &mut GameHandle, z: &str, v: &str| set_visibility(h, z, None, v));
     reg!(
         engine,

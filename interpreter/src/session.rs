@@ -118,7 +118,7 @@ impl<'g> Session<'g> {
     pub fn prompt(&self) -> Option<(&str, &str)> {
         let p = self.state.pending.as_ref()?;
         let d = &self.game.rules.decisions[p.decision];
-        Some((&d.name, &d.prompt))
+        Some((&d.name, p.prompt(d)))
     }
 
     /// Whether the pending decision is a simultaneous hidden commit.

@@ -97,6 +97,17 @@ pub struct Pending {
     pub building: Vec<Vec<u32>>,
 }
 
+impl Pending {
+    /// The prompt the players read: the context's `prompt` (a script asking the same
+    /// decision for another reason says so), else the declared one.
+    pub fn prompt<'a>(&'a self, d: &'a crate::rules::DecisionInfo) -> &'a str {
+        match self.ctx.get("prompt") {
+            Some(Value::Str(s)) => s,
+            _ => &d.prompt,
+        }
+    }
+}
+
 /// A frame of the flow stack.
 #[derive(Clone, Debug, Serialize)]
 pub enum Frame {
@@ -196,6 +207,10 @@ pub struct State {
     pub rng: GameRng,
     /// Set when the game is over.
     pub outcome: Option<Outcome>,
+    /// Zones, tracks, vars and grids a script declared out of play (by name): views leave them
+    /// out (e.g. the money of a module this game does not use).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub out_of_play: Vec<String>,
     /// Components shown to the table and still on display (see [`Shown`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shown: Vec<Shown>,
@@ -253,6 +268,7 @@ impl State {
             rng: GameRng::new(seed),
             outcome: None,
             shown: Vec::new(),
+            out_of_play: Vec::new(),
             ending: false,
             steps: 0,
             decisions: 0,
@@ -472,6 +488,7 @@ impl State {
             rng: GameRng::new(0),
             outcome: None,
             shown: Vec::new(),
+            out_of_play: Vec::new(),
             ending: false,
             steps: 0,
             decisions: 0,

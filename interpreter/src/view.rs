@@ -198,8 +198,9 @@ impl View {
             CardView { id: c.id.clone(), kind: r.component_types[c.kind].name.clone(), label, props: c.props.clone() }
         };
         let card = |idx: u32| card_as(idx, None);
+        let in_play = |name: &str| !st.out_of_play.iter().any(|n| n == name);
         let mut zones = Vec::new();
-        for (zi, z) in r.zones.iter().enumerate() {
+        for (zi, z) in r.zones.iter().enumerate().filter(|(_, z)| in_play(&z.name)) {
             for (o, slot) in st.zones[zi].iter().enumerate() {
                 let vis = st.visibility(r, zi, o);
                 let owner = z.per_player.then_some(o);
@@ -237,7 +238,7 @@ impl View {
             }
         }
         let mut tracks = Vec::new();
-        for (ti, t) in r.tracks.iter().enumerate() {
+        for (ti, t) in r.tracks.iter().enumerate().filter(|(_, t)| in_play(&t.name)) {
             for (o, v) in st.tracks[ti].iter().enumerate() {
                 if sees_all(t.visible, t.per_player, o, viewer) {
                     let space = t.space_name(*v);
@@ -252,7 +253,7 @@ impl View {
         }
         let mut vars = Vec::new();
         let mut errors = Vec::new();
-        for (vi, v) in r.vars.iter().enumerate() {
+        for (vi, v) in r.vars.iter().enumerate().filter(|(_, v)| in_play(&v.name)) {
             for (o, val) in st.vars[vi].iter().enumerate() {
                 if sees_all(v.visible, v.per_player, o, viewer) {
                     let value = match &v.derived {
@@ -267,7 +268,7 @@ impl View {
             }
         }
         let mut grids = Vec::new();
-        for (gi, g) in r.grids.iter().enumerate() {
+        for (gi, g) in r.grids.iter().enumerate().filter(|(_, g)| in_play(&g.name)) {
             for (o, slot) in st.grids[gi].iter().enumerate() {
                 if sees_all(g.visible, g.per_player, o, viewer) {
                     grids.push(grid_view(game, st, gi, o, slot));
@@ -290,7 +291,7 @@ impl View {
             let my_commit = mine.and_then(|s| p.chosen[s].map(|i| game.choice_label(st, p.decision, &p.options[s][i])));
             PendingView {
                 decision: d.name.clone(),
-                prompt: d.prompt.clone(),
+                prompt: p.prompt(d).to_string(),
                 commit: p.commit,
                 waiting_for: p.players.iter().zip(&p.chosen).filter(|(_, c)| c.is_none()).map(|(x, _)| *x).collect(),
                 committed: p.players.iter().zip(&p.chosen).filter(|(_, c)| c.is_some()).map(|(x, _)| *x).collect(),
