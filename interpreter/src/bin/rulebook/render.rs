@@ -85,7 +85,7 @@ pub fn view(v: &View) -> String {
         let _ = writeln!(out);
         if !p.my_set.is_empty() {
             let cards: Vec<&str> = p.my_set.iter().map(|c| c.label.as_str()).collect();
-            let _ = writeln!(out, "   your set so far: {} (add another, or choose done)", cards.join(" + "));
+            let _ = writeln!(out, "   your set so far: {}", cards.join(" + "));
         }
         if let Some(c) = &p.my_commit {
             let _ = writeln!(out, "   you committed: {c}");
