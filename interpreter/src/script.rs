@@ -139,6 +139,9 @@ pub struct Scripts {
     limits: Limits,
     /// Time spent per script function, when profiling is on (`rulebook simulate --profile`).
     profile: Mutex<Option<std::collections::HashMap<String, (u64, std::time::Duration)>>>,
+    /// Whether profiling is on: read on every call without touching the lock, which all
+    /// simulation threads share (locking it per call serialised `simulate --jobs N`).
+    profiling: std::sync::atomic::AtomicBool,
 }
 
 /// A syntax error in a script file.
@@ -223,6 +226,10 @@ impl Scripts {
         engine.set_max_expr_depths(128, 64);
         engine.disable_symbol("eval");
         engine.on_progress(progress_check);
+        // Rhai interns strings behind one lock the whole engine shares: with the `sync`
+        // feature every simulation thread took it at run time (property names, map keys), so
+        // `simulate --jobs 2` ran no faster than one job. No interning, no shared lock.
+        engine.set_max_strings_interned(0);
         engine.on_print(|s| eprintln!("[script] {s}"));
         engine.on_debug(|s, src, pos| eprintln!("[script debug] {}:{pos}: {s}", src.unwrap_or("?")));
         crate::api::register(&mut engine);
@@ -232,6 +239,7 @@ impl Scripts {
             files: Default::default(),
             limits: DEFAULT_LIMITS,
             profile: Mutex::new(None),
+            profiling: std::sync::atomic::AtomicBool::new(false),
         };
         scripts.set_limits(DEFAULT_LIMITS);
         scripts
@@ -271,6 +279,7 @@ impl Scripts {
         if let Ok(mut p) = self.profile.lock() {
             *p = Some(Default::default());
         }
+        self.profiling.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Calls and time per script function since [`Scripts::start_profile`], most time first.
@@ -313,7 +322,7 @@ impl Scripts {
             all.push(ctx.to_dynamic());
         }
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(false);
-        let profiling = self.profile.lock().is_ok_and(|p| p.is_some());
+        let profiling = self.profiling.load(std::sync::atomic::Ordering::Relaxed);
         let started = profiling.then(std::time::Instant::now);
         let (live, allocated) = crate::alloc::counters();
         let call = CallStart {
@@ -326,11 +335,13 @@ impl Scripts {
         let outer = CALL.with(|c| c.replace(Some(call)));
         let result = self.engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &self.ast, &f.name, all);
         CALL.with(|c| c.set(outer));
-        if let (Some(t), Ok(mut p)) = (started, self.profile.lock()) {
-            if let Some(m) = p.as_mut() {
-                let e = m.entry(f.name.clone()).or_default();
-                e.0 += 1;
-                e.1 += t.elapsed();
+        if let Some(t) = started {
+            if let Ok(mut p) = self.profile.lock() {
+                if let Some(m) = p.as_mut() {
+                    let e = m.entry(f.name.clone()).or_default();
+                    e.0 += 1;
+                    e.1 += t.elapsed();
+                }
             }
         }
         let work = handle.work.lock().ok().and_then(|mut g| g.take()).expect("script work is returned after the call");
