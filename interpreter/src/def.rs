@@ -271,7 +271,7 @@ pub struct ZoneDef {
     /// Which end is place 1: `"bottom"` (the first component, default) or `"top"` (the last).
     pub places_from: Option<String>,
     /// Label template for the components while they are in this zone (e.g.
-    /// `"{action} {seniority} ({colour})"`), instead of their type's `label`.
+    /// `"{rank} ({owner})"`), instead of their type's `label`.
     pub card_label: Option<String>,
     /// What it is for.
     pub description: Option<String>,
@@ -295,7 +295,7 @@ pub struct TrackDef {
     #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     pub spaces: Vec<toml::Table>,
     /// How a view names the space a value is on: a template over the space's data (e.g.
-    /// `"{name}: hexagon {best}|{second}"`). A space whose data has a `label` uses that;
+    /// `"{name}: {bonus} points"`). A space whose data has a `label` uses that;
     /// without a template, the space's `name`.
     pub space_label: Option<String>,
     /// What it is for.

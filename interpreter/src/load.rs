@@ -1107,7 +1107,6 @@ impl Loader {
         info
     }
 
-    /// Checks a `[decisions.NAME.contest]` table.
     /// A zone's numbered places: the template and whether place 1 is the top.
     fn places(&mut self, name: &str, z: &def::ZoneDef) -> Option<(String, bool)> {
         let from_top = match z.places_from.as_deref() {
@@ -1134,6 +1133,7 @@ impl Loader {
         z.places.clone().map(|p| (p, from_top))
     }
 
+    /// Checks a `[decisions.NAME.contest]` table.
     fn contest(&mut self, r: &Rules, decision: &str, c: &def::ContestDef) -> Option<Contest> {
         let zone = |l: &mut Loader, z: &Option<Ref>, per_player: bool, key: &str| -> Option<usize> {
             let z = z.as_ref()?;

@@ -153,13 +153,13 @@ pub enum Frame {
     },
 }
 
-/// Components a rule has shown to the whole table (an exhibition turned over, a hand laid
+/// Components a rule has shown to the whole table (a set of cards turned over, a hand laid
 /// down). Each seat's view lists them, even after they leave the public zones in the same
 /// step, until that seat answers its next decision (or a script clears them), so a person
 /// sees them at their next prompt.
 #[derive(Clone, Debug, Serialize)]
 pub struct Shown {
-    /// What was shown, as the log line said it (`P1 exhibits A-C`).
+    /// What was shown, as the log line said it (`P1 shows three cards`).
     pub caption: String,
     /// The components shown, in the order shown.
     pub cards: Vec<u32>,

@@ -39,7 +39,7 @@ pub struct ZoneView {
     pub places: Vec<PlaceView>,
 }
 
-/// A numbered place of a zone (a prison cell, a seat at a table).
+/// A numbered place of a zone (a numbered cell, a seat at a table).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct PlaceView {
     /// The place's label (`cell 1`).
@@ -65,7 +65,7 @@ pub struct ValueView {
 /// Components a rule has shown to the whole table, still on display for the viewer.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct ShownView {
-    /// What was shown (`P1 exhibits A-C`).
+    /// What was shown (`P1 shows three cards`).
     pub caption: String,
     /// The components, in the order shown.
     pub cards: Vec<CardView>,
@@ -213,7 +213,7 @@ impl View {
                     }
                     if let Some((template, from_top)) = &z.places {
                         let capacity = z.capacity.as_ref().map_or(0, |c| c.get(&r.params, st.players).max(0) as usize);
-                        let n = capacity.max(ids.len()).min(crate::view::MAX_PLACES);
+                        let n = capacity.max(ids.len()).min(MAX_PLACES);
                         places = (0..n)
                             .map(|k| {
                                 let at = if *from_top { ids.len().checked_sub(k + 1) } else { Some(k) };

@@ -40,7 +40,7 @@ pub fn view(v: &View) -> String {
     for z in &v.zones {
         let name = format!("{}{}", z.name, owner(z.owner));
         if !z.places.is_empty() {
-            // Numbered places in order, the empty ones too: `cell 1: thief 1 (brown) · cell 2: empty`.
+            // Numbered places in order, the empty ones too: `slot 1: card 7 (red) · slot 2: empty`.
             let places: Vec<String> = z
                 .places
                 .iter()
