@@ -38,7 +38,7 @@ impl ComponentHandle {
         match key {
             "id" => c.id.clone().into(),
             "kind" => self.rules.component_types[c.kind].name.clone().into(),
-            "label" => c.label(&self.rules).into(),
+            "label" => c.label().into(),
             _ => c.props.get(key).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT),
         }
     }
@@ -140,7 +140,7 @@ fn log_pushed_out(r: &Rules, w: &mut Work) {
             continue;
         }
         let c = &w.state.components.list[idx as usize];
-        let label = c.label(r);
+        let label = c.label().to_string();
         let (z, o) = w.state.location[idx as usize];
         let zone = &r.zones[z as usize];
         let whose = if zone.per_player { format!("{}'s ", r.seat_name(o as usize)) } else { String::new() };
@@ -333,9 +333,10 @@ fn public_line(h: &mut GameHandle, kind: EventKind, text: &str) -> Res<()> {
 /// Shows components to the whole table: a public reveal line `caption: label, label` in every
 /// seat's log, and an entry every seat's view lists until that seat answers a decision.
 fn show(h: &mut GameHandle, list: Array, caption: &str) -> Res<()> {
-    h.with(|r, w| {
+    h.with(|_, w| {
         let cards = list.iter().map(|c| card_arg(&w.state, c)).collect::<Result<Vec<u32>, String>>()?;
-        let labels: Vec<String> = cards.iter().map(|i| w.state.components.list[*i as usize].label(r)).collect();
+        let labels: Vec<String> =
+            cards.iter().map(|i| w.state.components.list[*i as usize].label().to_string()).collect();
         let text = if labels.is_empty() { caption.to_string() } else { format!("{caption}: {}", labels.join(", ")) };
         log_line(w, text.len())?;
         let kept = caption.len() + 4 * cards.len() + 8 * w.state.players;
@@ -407,7 +408,7 @@ pub fn register(engine: &mut Engine) {
         &["component: Component", "Map"],
         |c: &mut ComponentHandle| {
             let mut m = Map::new();
-            for (k, v) in &c.component().props {
+            for (k, v) in c.component().props.iter() {
                 m.insert(k.as_str().into(), v.to_dynamic());
             }
             m
@@ -715,7 +716,7 @@ pub fn register(engine: &mut Engine) {
         "Changes a component's property (not `id` or `kind`).",
         &["game: Game", "component: Dynamic", "key: &str", "value: Dynamic", "()"],
         |h: &mut GameHandle, card: Dynamic, key: &str, value: Dynamic| {
-            h.with(|_, w| {
+            h.with(|r, w| {
                 let idx = card_arg(&w.state, &card)?;
                 if key == "id" || key == "kind" {
                     return Err(format!("`{key}` cannot be changed"));
@@ -723,7 +724,7 @@ pub fn register(engine: &mut Engine) {
                 let v = w.take_value(&value)?;
                 let old = w.state.components.list[idx as usize].props.get(key).map_or(0, Value::approx_bytes);
                 w.keep(v.approx_bytes(), old)?;
-                std::sync::Arc::make_mut(&mut w.state.components).list[idx as usize].props.insert(key.to_string(), v);
+                std::sync::Arc::make_mut(&mut w.state.components).list[idx as usize].set_prop(r, key, v);
                 Ok(())
             })
         }

@@ -693,7 +693,7 @@ impl Game {
 
     /// A component's label from its type's template.
     pub(crate) fn component_label(&self, st: &State, idx: u32) -> String {
-        st.components.list[idx as usize].label(&self.rules)
+        st.components.list[idx as usize].label().to_string()
     }
 
     /// Ends the game: scores, winners, the last log line.

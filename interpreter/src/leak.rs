@@ -43,7 +43,7 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
     let mut bots =
         (0..players).map(|p| make_bot("random", seed, p)).collect::<Result<Vec<_>, _>>().map_err(PlayError::Illegal)?;
     // What setup wrote is checked as if a decision had written it: nothing was shown before.
-    let mut known: Vec<HashSet<String>> = vec![HashSet::new(); players];
+    let mut known: Vec<Vec<bool>> = vec![Vec::new(); players];
     let mut seen: Vec<Observation> = (0..players).map(|q| Observation::of(&session, q)).collect::<Result<_, _>>()?;
     let labels = label_counts(&session);
     for q in 0..players {
@@ -83,16 +83,16 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
 /// What a seat knew before a decision: the components hidden from it, the values its view
 /// showed, and the options it was offered (their ids and labels).
 struct Told {
-    hidden: HashSet<String>,
+    hidden: Vec<bool>,
     shown: HashSet<String>,
     offered: Vec<String>,
 }
 
-/// What one seat's view shows at one moment, read from a single view: the ids of the
-/// components in zones it cannot see, and its vars, tracks and grid pieces as `name = value`
-/// texts.
+/// What one seat's view shows at one moment, read from a single view: which components lie
+/// in zones it cannot see (by component index), and its vars, tracks and grid pieces as
+/// `name = value` texts.
 struct Observation {
-    hidden: HashSet<String>,
+    hidden: Vec<bool>,
     values: HashSet<String>,
 }
 
@@ -113,18 +113,15 @@ impl Observation {
                 values.extend(c.pieces.iter().map(|p| format!("{} = {}@{}:{}", g.name, p.id, c.row, c.col)));
             }
         }
-        let shown = view.shown.into_iter().flat_map(|s| s.cards);
-        let visible: HashSet<String> =
-            view.zones.into_iter().flat_map(|z| z.cards).chain(shown).map(|c| c.id).collect();
         let st = session.state();
-        let hidden = st
-            .components
-            .list
-            .iter()
-            .enumerate()
-            .filter(|(i, c)| st.location[*i] != crate::state::NOWHERE && !visible.contains(&c.id))
-            .map(|(_, c)| c.id.clone())
-            .collect();
+        // Everything placed starts hidden; what the view shows (in a zone or shown to all) is not.
+        let mut hidden: Vec<bool> = st.location.iter().map(|l| *l != crate::state::NOWHERE).collect();
+        let shown = view.shown.iter().flat_map(|s| &s.cards);
+        for c in view.zones.iter().flat_map(|z| &z.cards).chain(shown) {
+            if let Some(i) = st.components.by_id.get(&c.id) {
+                hidden[*i as usize] = false;
+            }
+        }
         Ok(Observation { hidden, values })
     }
 }
@@ -136,10 +133,9 @@ fn offered(session: &Session<'_>, q: usize) -> Vec<String> {
 
 /// How many components carry each label (a label names one component only if it is unique).
 fn label_counts(session: &Session<'_>) -> HashMap<String, usize> {
-    let r = &session.game().rules;
     let mut counts: HashMap<String, usize> = HashMap::new();
     for c in &session.state().components.list {
-        *counts.entry(c.label(r)).or_default() += 1;
+        *counts.entry(c.label().to_string()).or_default() += 1;
     }
     counts
 }
@@ -188,54 +184,57 @@ fn commit_shows(session: &Session<'_>, p: usize) -> Option<String> {
 /// Check 2: nothing hidden from `q` before (`told`) and after the decision (`now`) is named in
 /// the values of `q`'s view that the decision changed or in the script lines added to `q`'s
 /// log since `seen_log`, unless `q` knows it: saw it in a zone earlier or was told it (offered
-/// it, or read it in an engine line). `known` (component ids) grows with what `q` sees and is
-/// told.
+/// it, or read it in an engine line). `known` (by component index) grows with what `q` sees
+/// and is told.
 fn names_hidden(
     session: &Session<'_>,
     q: usize,
     told: &Told,
     now: &Observation,
     label_count: &HashMap<String, usize>,
-    known: &mut HashSet<String>,
+    known: &mut Vec<bool>,
     seen_log: usize,
 ) -> Option<String> {
-    let hidden_now = &now.hidden;
     let r = &session.game().rules;
     let st = session.state();
-    let mut values: Vec<String> = now.values.difference(&told.shown).cloned().collect();
+    let mut values: Vec<&str> = now.values.difference(&told.shown).map(String::as_str).collect();
     values.sort();
     let new_events = &session.log()[seen_log..];
     let script_lines: Vec<&str> =
         new_events.iter().filter(|e| e.kind == EventKind::Message).filter_map(|e| e.for_viewer(Some(q))).collect();
     let engine_lines: Vec<&str> =
         new_events.iter().filter(|e| e.kind != EventKind::Message).filter_map(|e| e.for_viewer(Some(q))).collect();
-    let was_told =
-        |name: &str| told.offered.iter().any(|o| mentions(o, name)) || engine_lines.iter().any(|l| mentions(l, name));
+    let told_texts = Texts::new(told.offered.iter().map(String::as_str).chain(engine_lines.iter().copied()));
+    let new_texts = Texts::new(values.iter().copied().chain(script_lines.iter().copied()));
     // Seen in a zone, now or before the decision: known from now on.
-    known.extend(
-        st.components
-            .list
-            .iter()
-            .filter(|c| !hidden_now.contains(&c.id) || !told.hidden.contains(&c.id))
-            .map(|c| c.id.clone()),
-    );
-    let unknown: Vec<&crate::state::Component> = st.components.list.iter().filter(|c| !known.contains(&c.id)).collect();
-    for c in unknown {
-        let label = c.label(r);
+    known.resize(st.components.list.len(), false);
+    let was_hidden = |i: usize| told.hidden.get(i).copied().unwrap_or(false);
+    let is_hidden = |i: usize| now.hidden.get(i).copied().unwrap_or(false);
+    for (i, k) in known.iter_mut().enumerate() {
+        *k |= !is_hidden(i) || !was_hidden(i);
+    }
+    for (i, c) in st.components.list.iter().enumerate() {
+        if known[i] {
+            continue;
+        }
+        let label = c.label();
         let mut names = vec![c.id.as_str()];
         // A label names one component only if no other component carries it, and only if it
         // is more than a number (labels like `7` appear in any score).
-        if label_count.get(&label) == Some(&1) && label.chars().any(char::is_alphabetic) && label.len() >= 3 {
-            names.push(label.as_str());
+        if label_count.get(label) == Some(&1) && label.chars().any(char::is_alphabetic) && label.len() >= 3 {
+            names.push(label);
         }
-        if names.iter().any(|n| was_told(n)) {
-            known.insert(c.id.clone());
+        if names.iter().any(|n| told_texts.mention(n)) {
+            known[i] = true;
             continue;
         }
         for name in names {
+            if !new_texts.mention(name) {
+                continue;
+            }
             let place = values
                 .iter()
-                .map(|v| ("view", v.as_str()))
+                .map(|v| ("view", *v))
                 .chain(script_lines.iter().map(|l| ("log", *l)))
                 .find(|(_, text)| mentions(text, name));
             if let Some((where_, text)) = place {
@@ -251,9 +250,50 @@ fn names_hidden(
     None
 }
 
+/// A character that can be part of a name (an id like `p1-10`).
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '-'
+}
+
+/// Texts searched for names many times: their words are indexed once, so a name that is one
+/// word is looked up instead of searched for, and a longer one (a label with spaces) is
+/// searched for only in the texts that hold each of its words.
+struct Texts<'a> {
+    texts: Vec<&'a str>,
+    /// Each word, with the texts it appears in (in order, possibly repeated).
+    words: HashMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> Texts<'a> {
+    fn new(texts: impl Iterator<Item = &'a str>) -> Texts<'a> {
+        let texts: Vec<&str> = texts.collect();
+        let mut words: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, t) in texts.iter().enumerate() {
+            for w in t.split(|c: char| !is_word(c)).filter(|w| !w.is_empty()) {
+                words.entry(w).or_default().push(i);
+            }
+        }
+        Texts { texts, words }
+    }
+
+    /// Whether any text names `name` as a whole word ([`mentions`]). Every word of a name
+    /// that is named stands as a whole word in the text that names it.
+    fn mention(&self, name: &str) -> bool {
+        let mut runs = name.split(|c: char| !is_word(c)).filter(|w| !w.is_empty());
+        let Some(first) = runs.next() else { return self.texts.iter().any(|t| mentions(t, name)) };
+        let Some(holders) = self.words.get(first) else { return false };
+        if first.len() == name.len() {
+            return true;
+        }
+        if !runs.all(|w| self.words.contains_key(w)) {
+            return false;
+        }
+        holders.iter().any(|i| mentions(self.texts[*i], name))
+    }
+}
+
 /// Whether `text` names `name` as a whole word (not as part of a longer id).
 fn mentions(text: &str, name: &str) -> bool {
-    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
     text.match_indices(name).any(|(i, _)| {
         let before = text[..i].chars().next_back();
         let after = text[i + name.len()..].chars().next();
@@ -268,7 +308,7 @@ pub fn seed(i: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::mentions;
+    use super::{mentions, Texts};
 
     #[test]
     fn names_match_whole_words_only() {
@@ -276,5 +316,31 @@ mod tests {
         assert!(!mentions("P1 holds p1-10", "p1-1"));
         assert!(mentions("[Gold Crown, x]", "Gold Crown"));
         assert!(!mentions("Gold Crowns", "Gold Crown"));
+    }
+
+    #[test]
+    fn indexed_texts_find_what_a_search_finds() {
+        let lines = ["P1 holds p1-1.", "score = 7", "[Gold Crown, x]", "a-b_c, (d)"];
+        let texts = Texts::new(lines.iter().copied());
+        for name in [
+            "p1-1",
+            "p1-10",
+            "P1",
+            "7",
+            "Gold Crown",
+            "Gold",
+            "Crowns",
+            "Gold Crowns",
+            "Silver Crown",
+            "holds p1",
+            "p1-1.",
+            "a-b_c",
+            "b_c",
+            "(d)",
+            "d",
+            "x]",
+        ] {
+            assert_eq!(texts.mention(name), lines.iter().any(|l| mentions(l, name)), "{name}");
+        }
     }
 }

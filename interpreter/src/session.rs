@@ -7,7 +7,7 @@ use crate::grid::{Entry, Piece, Pieces, Placed};
 use crate::log::{Event, EventKind};
 use crate::script::Work;
 use crate::state::{Outcome, State};
-use crate::view::View;
+use crate::view::{DerivedValues, View};
 use crate::Game;
 use serde::Serialize;
 
@@ -40,6 +40,9 @@ pub struct Session<'g> {
     history: Vec<Move>,
     logging: bool,
     seed: u64,
+    /// The derived vars of the current state, computed as read; every `&mut self` method
+    /// that can change the state starts afresh ([`Session::changed`]).
+    derived: DerivedValues,
 }
 
 impl<'g> Session<'g> {
@@ -58,7 +61,15 @@ impl<'g> Session<'g> {
             let _ = game.call(&mut work, setup, vec![], &crate::value::Value::Unit)?;
         }
         game.advance(&mut work)?;
-        Ok(Session { game, state: work.state, log: work.events, history: Vec::new(), logging, seed })
+        Ok(Session {
+            game,
+            state: work.state,
+            log: work.events,
+            history: Vec::new(),
+            logging,
+            seed,
+            derived: DerivedValues::default(),
+        })
     }
 
     /// The game being played.
@@ -153,12 +164,18 @@ impl<'g> Session<'g> {
 
     /// What a seat sees.
     pub fn view(&self, viewer: usize) -> View {
-        View::build(self.game, &self.state, Some(viewer))
+        View::build(self.game, &self.state, &self.derived, Some(viewer))
+    }
+
+    /// Forgets what was computed from the state (derived vars): called first by every
+    /// `&mut self` method, since each may change the state.
+    fn changed(&mut self) {
+        self.derived = DerivedValues::default();
     }
 
     /// What a spectator sees (public information only).
     pub fn public_view(&self) -> View {
-        View::build(self.game, &self.state, None)
+        View::build(self.game, &self.state, &self.derived, None)
     }
 
     /// Applies a seat's choice, given by option id or, failing that, by exact label. For a
@@ -166,6 +183,7 @@ impl<'g> Session<'g> {
     /// separated by spaces, commas or `+` (each is added, then the set is finished).
     /// On any error the game is unchanged.
     pub fn apply(&mut self, player: usize, option: &str) -> Result<(), PlayError> {
+        self.changed();
         match self.find_option(player, option) {
             Ok(idx) => self.apply_index(player, idx),
             Err(e) if self.building_set(player) => self.apply_set(player, option).map_err(|why| match why {
@@ -286,6 +304,7 @@ impl<'g> Session<'g> {
 
     /// Applies a seat's choice by index into [`Session::options`].
     pub fn apply_index(&mut self, player: usize, index: usize) -> Result<(), PlayError> {
+        self.changed();
         let game = self.game;
         let r = &game.rules;
         if self.history.len() as u64 >= r.max_decisions {
@@ -376,7 +395,7 @@ impl Session<'_> {
             *b = building;
         }
         let id = state.components.list[card as usize].id.clone();
-        let label = self.logging.then(|| state.components.list[card as usize].label(&game.rules));
+        let label = self.logging.then(|| state.components.list[card as usize].label().to_string());
         self.state = state;
         self.history.push(Move { player, option: id, label });
         Ok(())
@@ -387,6 +406,7 @@ impl Session<'_> {
     /// until another arrangement places them. For tests and scenario setups that recreate
     /// an exact situation; it is not a game action and is not logged.
     pub fn arrange(&mut self, zone: &str, owner: Option<usize>, ids: &[&str]) -> Result<(), PlayError> {
+        self.changed();
         let r = &self.game.rules;
         let z = r.zone(zone).map_err(PlayError::Illegal)?;
         let o = self.state.slot_index(r, z, owner).map_err(PlayError::Illegal)?;
@@ -412,6 +432,7 @@ impl Session<'_> {
     /// cell with room and once only; edges and connection are not judged (a setup recreates a
     /// situation, it is not a placement). For tests and scenario setups; not logged.
     pub fn arrange_grid(&mut self, grid: &str, owner: Option<usize>, pieces: &[Entry]) -> Result<(), PlayError> {
+        self.changed();
         let r = &self.game.rules;
         let g = r.grid(grid).map_err(PlayError::Illegal)?;
         let o = self.grid_owner(g, owner)?;
@@ -471,6 +492,7 @@ impl Pieces for SetupNames<'_> {
 impl Session<'_> {
     /// Sets a track value (clamped to its bounds).
     pub fn set_track(&mut self, track: &str, owner: Option<usize>, value: i64) -> Result<(), PlayError> {
+        self.changed();
         let r = &self.game.rules;
         let t = r.track(track).map_err(PlayError::Illegal)?;
         let o = self.owner_slot(r.tracks[t].per_player, track, owner)?;
@@ -480,6 +502,7 @@ impl Session<'_> {
 
     /// Sets a variable.
     pub fn set_var(&mut self, var: &str, owner: Option<usize>, value: crate::Value) -> Result<(), PlayError> {
+        self.changed();
         let r = &self.game.rules;
         let v = r.var(var).map_err(PlayError::Illegal)?;
         let o = self.owner_slot(r.vars[v].per_player, var, owner)?;
@@ -497,7 +520,7 @@ impl Session<'_> {
         let r = &self.game.rules;
         let v = r.var(var).map_err(PlayError::Illegal)?;
         let o = self.owner_slot(r.vars[v].per_player, var, owner)?;
-        self.game.derive(&self.state, v, o)
+        self.derived.get(self.game, &self.state, v, o)
     }
 
     fn owner_slot(&self, per_player: bool, name: &str, owner: Option<usize>) -> Result<usize, PlayError> {
@@ -511,6 +534,7 @@ impl Session<'_> {
 
     /// Sets the current player.
     pub fn set_current(&mut self, player: usize) -> Result<(), PlayError> {
+        self.changed();
         if player >= self.state.players {
             return Err(PlayError::Illegal(format!("there is no seat {}", player + 1)));
         }
@@ -520,6 +544,7 @@ impl Session<'_> {
 
     /// Sets the turn order.
     pub fn set_turn_order(&mut self, order: Vec<usize>) -> Result<(), PlayError> {
+        self.changed();
         if order.iter().any(|p| *p >= self.state.players) {
             return Err(PlayError::Illegal("the turn order names a seat that does not exist".into()));
         }
@@ -530,6 +555,7 @@ impl Session<'_> {
     /// Throws away the flow and starts the named phase afresh, running it up to its first
     /// decision.
     pub fn goto_phase(&mut self, phase: &str) -> Result<(), PlayError> {
+        self.changed();
         let p = self.game.rules.phase(phase).map_err(PlayError::Illegal)?;
         let mut work = Work::new(self.state.clone(), self.logging);
         work.state.pending = None;
@@ -545,6 +571,7 @@ impl Session<'_> {
     /// Asks the pending decision again, recomputing everyone's options (answers already
     /// committed are dropped).
     pub fn reopen(&mut self) -> Result<(), PlayError> {
+        self.changed();
         let Some(p) = self.state.pending.clone() else { return Ok(()) };
         let mut work = Work::new(self.state.clone(), self.logging);
         work.state.pending = None;

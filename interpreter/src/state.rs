@@ -12,6 +12,9 @@ use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// A component's properties by name.
+pub type Props = IndexMap<String, Value>;
+
 /// One physical component (card, tile, token).
 #[derive(Clone, Debug, Serialize)]
 pub struct Component {
@@ -19,17 +22,37 @@ pub struct Component {
     pub id: String,
     /// Component type index.
     pub kind: usize,
-    /// Properties.
-    pub props: IndexMap<String, Value>,
+    /// Properties (shared with the views that show them; [`Component::set_prop`] changes one).
+    pub props: Arc<Props>,
+    /// The label, filled in once from the type's template (views and logs read it often).
+    #[serde(skip)]
+    label: String,
 }
 
 impl Component {
-    /// The component's label: its type's `label` template filled in, or its id.
-    pub fn label(&self, rules: &Rules) -> String {
+    /// A component of type `kind`, its label filled in from the type's template.
+    pub fn new(rules: &Rules, id: String, kind: usize, props: Props) -> Component {
+        let mut c = Component { id, kind, props: Arc::new(props), label: String::new() };
+        c.label = c.fill_label(rules);
+        c
+    }
+
+    fn fill_label(&self, rules: &Rules) -> String {
         match &rules.component_types[self.kind].label {
             Some(t) => crate::value::fill_template(t, &self.props, &self.id),
             None => self.id.clone(),
         }
+    }
+
+    /// The component's label: its type's `label` template filled in, or its id.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Sets one property (the label follows it).
+    pub fn set_prop(&mut self, rules: &Rules, key: &str, value: Value) {
+        Arc::make_mut(&mut self.props).insert(key.to_string(), value);
+        self.label = self.fill_label(rules);
     }
 }
 
@@ -383,7 +406,7 @@ impl State {
             return Err(format!("a component with id `{id}` already exists"));
         }
         comps.by_id.insert(id.clone(), idx);
-        comps.list.push(Component { id, kind, props });
+        comps.list.push(Component::new(rules, id, kind, props));
         self.location.push(NOWHERE);
         Ok(idx)
     }

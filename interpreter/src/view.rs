@@ -6,7 +6,7 @@ use crate::grid::{GridSlot, Piece, Placed};
 use crate::session::OptionInfo;
 use crate::state::{Outcome, State};
 use crate::value::Value;
-use crate::Game;
+use crate::{Game, PlayError};
 use serde::Serialize;
 
 /// A component as a viewer sees it.
@@ -19,7 +19,7 @@ pub struct CardView {
     /// Label.
     pub label: String,
     /// Properties.
-    pub props: indexmap::IndexMap<String, Value>,
+    pub props: std::sync::Arc<crate::state::Props>,
 }
 
 /// A zone as a viewer sees it.
@@ -185,15 +185,41 @@ fn sees_all(vis: Visibility, per_player: bool, owner: usize, viewer: Option<usiz
     }
 }
 
+/// The derived vars of one state, each computed when first read and kept for every later
+/// read of the same state (views of every seat read the same values). Whoever changes the
+/// state starts a new one.
+#[derive(Clone, Debug, Default)]
+pub struct DerivedValues {
+    /// Per var, per owner; empty until the first read.
+    slots: std::sync::OnceLock<Vec<Vec<DerivedSlot>>>,
+}
+
+/// One derived value, once computed.
+type DerivedSlot = std::sync::OnceLock<Result<Value, PlayError>>;
+
+impl DerivedValues {
+    /// The value of var `var` for `owner` in `st` (stored, or derived once for this state).
+    pub fn get(&self, game: &Game, st: &State, var: usize, owner: usize) -> Result<Value, PlayError> {
+        if game.rules.vars[var].derived.is_none() {
+            return Ok(st.vars[var][owner].clone());
+        }
+        let slots = self
+            .slots
+            .get_or_init(|| st.vars.iter().map(|v| v.iter().map(|_| std::sync::OnceLock::new()).collect()).collect());
+        slots[var][owner].get_or_init(|| game.derive(st, var, owner)).clone()
+    }
+}
+
 impl View {
-    /// Builds the view of `viewer` from the state and the declared visibility.
-    pub fn build(game: &Game, st: &State, viewer: Option<usize>) -> View {
+    /// Builds the view of `viewer` from the state and the declared visibility; derived vars
+    /// are read through `derived`, the values of this same state.
+    pub fn build(game: &Game, st: &State, derived: &DerivedValues, viewer: Option<usize>) -> View {
         let r = &game.rules;
         let card_as = |idx: u32, template: Option<&String>| {
             let c = &st.components.list[idx as usize];
             let label = match template {
                 Some(t) => crate::value::fill_template(t, &c.props, &c.id),
-                None => c.label(r),
+                None => c.label().to_string(),
             };
             CardView { id: c.id.clone(), kind: r.component_types[c.kind].name.clone(), label, props: c.props.clone() }
         };
@@ -258,7 +284,7 @@ impl View {
                 if sees_all(v.visible, v.per_player, o, viewer) {
                     let value = match &v.derived {
                         None => val.clone(),
-                        Some(_) => game.derive(st, vi, o).unwrap_or_else(|e| {
+                        Some(_) => derived.get(game, st, vi, o).unwrap_or_else(|e| {
                             errors.push(e.to_string());
                             Value::Str(format!("(cannot be computed: {e})"))
                         }),

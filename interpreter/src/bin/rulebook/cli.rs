@@ -186,6 +186,10 @@ pub struct ValidateArgs {
     /// Smoke playouts per player count and variant (0 to skip).
     #[arg(long, default_value_t = 3)]
     pub playouts: u64,
+    /// Threads for the smoke playouts and leak checks (default: one per core; the report is
+    /// the same for any number).
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
     /// Treat warnings as errors (`--deny warnings`).
     #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
     pub deny: Option<String>,
