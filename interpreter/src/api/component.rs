@@ -1,0 +1,133 @@
+//! Components as scripts see them: the `Component` handle (read through its indexer and
+//! getters, compared with `==`, listed with `props`) and how a script value names a component
+//! (a handle, an id or a map with an `id`).
+
+use super::reg;
+use crate::rules::Rules;
+use crate::state::{Component, Components, State};
+use crate::value::Value;
+use rhai::{Dynamic, Engine, Map};
+use std::sync::Arc;
+
+/// A component as scripts see it: a light handle. `c.id`, `c.kind`, `c.label` and `c.PROP`
+/// read its id, type, label and properties (as they were when the handle was taken); `()` for a missing one.
+#[derive(Clone)]
+pub struct ComponentHandle {
+    idx: u32,
+    components: Arc<Components>,
+    rules: Arc<Rules>,
+}
+
+impl ComponentHandle {
+    fn component(&self) -> &Component {
+        &self.components.list[self.idx as usize]
+    }
+
+    /// The component's id.
+    pub fn id(&self) -> &str {
+        &self.component().id
+    }
+
+    fn get(&self, key: &str) -> Dynamic {
+        let c = self.component();
+        match key {
+            "id" => c.id.clone().into(),
+            "kind" => self.rules.component_types[c.kind].name.clone().into(),
+            "label" => c.label().into(),
+            _ => c.props.get(key).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT),
+        }
+    }
+}
+
+/// The script value for a component.
+pub fn card_map(rules: &Arc<Rules>, st: &State, idx: u32) -> Dynamic {
+    Dynamic::from(ComponentHandle { idx, components: st.components.clone(), rules: rules.clone() })
+}
+
+/// The component a script value is, if it is a component handle.
+pub(crate) fn component_index(d: &Dynamic) -> Option<u32> {
+    d.read_lock::<ComponentHandle>().map(|h| h.idx)
+}
+
+/// A component argument: a component handle, an id string, or a map with an `id`.
+pub(crate) fn card_arg(st: &State, d: &Dynamic) -> Result<u32, String> {
+    if let Some(h) = d.read_lock::<ComponentHandle>() {
+        return Ok(h.idx);
+    }
+    if d.is_string() {
+        return st.component_index(&d.to_string());
+    }
+    if let Some(m) = d.read_lock::<Map>() {
+        if let Some(id) = m.get("id") {
+            return st.component_index(&id.to_string());
+        }
+    }
+    Err(format!("expected a component or a component id, got {}", d.type_name()))
+}
+
+/// Registers the `Component` type's indexer, comparisons, texts, `props` and getters.
+pub(super) fn register(engine: &mut Engine) {
+    reg!(
+        engine,
+        "index$get$",
+        "`c.id`, `c.kind` (component type), `c.label` and `c.PROP` (a property, `()` if missing).",
+        &["component: Component", "property: &str", "Dynamic"],
+        |c: &mut ComponentHandle, key: &str| c.get(key)
+    );
+    reg!(
+        engine,
+        "==",
+        "Two handles on the same component.",
+        &["a: Component", "b: Component", "bool"],
+        |a: &mut ComponentHandle, b: ComponentHandle| a.idx == b.idx
+    );
+    reg!(
+        engine,
+        "!=",
+        "Handles on different components.",
+        &["a: Component", "b: Component", "bool"],
+        |a: &mut ComponentHandle, b: ComponentHandle| a.idx != b.idx
+    );
+    reg!(engine, "to_string", "The component's id.", &["component: Component", "String"], |c: &mut ComponentHandle| c
+        .id()
+        .to_string());
+    reg!(
+        engine,
+        "to_debug",
+        "`Component(id)`.",
+        &["component: Component", "String"],
+        |c: &mut ComponentHandle| format!("Component({})", c.id())
+    );
+    reg!(
+        engine,
+        "props",
+        "All the component's properties as a map.",
+        &["component: Component", "Map"],
+        |c: &mut ComponentHandle| {
+            let mut m = Map::new();
+            for (k, v) in c.component().props.iter() {
+                m.insert(k.as_str().into(), v.to_dynamic());
+            }
+            m
+        }
+    );
+
+    // Direct getters for the handle's own fields (faster than the indexer fallback).
+    reg!(engine, "get$id", "The component's id.", &["component: Component", "String"], |c: &mut ComponentHandle| c
+        .id()
+        .to_string());
+    reg!(
+        engine,
+        "get$kind",
+        "The component's type.",
+        &["component: Component", "String"],
+        |c: &mut ComponentHandle| c.get("kind")
+    );
+    reg!(
+        engine,
+        "get$label",
+        "The component's label (its type's label template filled in).",
+        &["component: Component", "String"],
+        |c: &mut ComponentHandle| c.get("label")
+    );
+}

@@ -1,0 +1,101 @@
+//! The declared graphs, read only: nodes and edges as maps with their properties, the edges at
+//! a node, the other end of an edge, and distances.
+
+use super::reg;
+use crate::script::GameHandle;
+use rhai::{Array, Engine};
+
+/// Registers `nodes`, `node`, `edges`, `edge`, `edges_at`, `other_end` and `distance`.
+pub(super) fn register(engine: &mut Engine) {
+    // Graphs (static: nodes and edges as maps with their properties).
+    reg!(
+        engine,
+        "nodes",
+        "A graph's nodes as maps (id and properties), in declaration order.",
+        &["game: Game", "graph: &str", "Array"],
+        |h: &mut GameHandle, g: &str| {
+            h.with(|r, _| Ok(r.graph(g)?.nodes.iter().map(|n| n.props.to_dynamic()).collect::<Array>()))
+        }
+    );
+    reg!(
+        engine,
+        "node",
+        "One node of a graph.",
+        &["game: Game", "graph: &str", "id: &str", "Map"],
+        |h: &mut GameHandle, g: &str, id: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                Ok(graph.nodes[graph.node(id)?].props.to_dynamic())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "edges",
+        "A graph's edges as maps (id, from, to and properties).",
+        &["game: Game", "graph: &str", "Array"],
+        |h: &mut GameHandle, g: &str| {
+            h.with(|r, _| Ok(r.graph(g)?.edges.iter().map(|e| e.props.to_dynamic()).collect::<Array>()))
+        }
+    );
+    reg!(
+        engine,
+        "edge",
+        "One edge of a graph.",
+        &["game: Game", "graph: &str", "id: &str", "Map"],
+        |h: &mut GameHandle, g: &str, id: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                Ok(graph.edges[graph.edge(id)?].props.to_dynamic())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "edges_at",
+        "The edges touching a node (leaving it, for a directed graph).",
+        &["game: Game", "graph: &str", "node: &str", "Array"],
+        |h: &mut GameHandle, g: &str, node: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                Ok(graph.incident[graph.node(node)?]
+                    .iter()
+                    .map(|e| graph.edges[*e].props.to_dynamic())
+                    .collect::<Array>())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "other_end",
+        "The node at the other end of an edge from `node`.",
+        &["game: Game", "graph: &str", "edge: &str", "node: &str", "String"],
+        |h: &mut GameHandle, g: &str, edge: &str, node: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                let (a, b) = graph.ends[graph.edge(edge)?];
+                let n = graph.node(node)?;
+                let other = if a == n {
+                    b
+                } else if b == n {
+                    a
+                } else {
+                    return Err(format!("edge `{edge}` does not touch node `{node}`"));
+                };
+                Ok(graph.nodes[other].id.clone())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "distance",
+        "The fewest edges between two nodes, or -1 if unreachable.",
+        &["game: Game", "graph: &str", "from: &str", "to: &str", "i64"],
+        |h: &mut GameHandle, g: &str, from: &str, to: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                Ok(graph.distance(graph.node(from)?, graph.node(to)?).map_or(-1, |d| d as i64))
+            })
+        }
+    );
+}

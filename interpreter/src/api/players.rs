@@ -1,0 +1,54 @@
+//! The seats at the table: how many, their names, the current player and the turn order.
+
+use super::{player, players_arg, reg};
+use crate::script::GameHandle;
+use rhai::{Array, Dynamic, Engine};
+
+/// Registers `players`, `current`, `turn_order` and `seat_name`.
+pub(super) fn register(engine: &mut Engine) {
+    // Players and turns.
+    reg!(engine, "get$players", "The number of seats.", &["game: Game", "i64"], |h: &mut GameHandle| h
+        .with(|_, w| Ok(w.state.players as i64)));
+    reg!(engine, "get$current", "The current player (0-based seat).", &["game: Game", "i64"], |h: &mut GameHandle| h
+        .with(|_, w| Ok(w.state.current as i64)));
+    reg!(
+        engine,
+        "set$current",
+        "Makes `player` the current player.",
+        &["game: Game", "player: i64", "()"],
+        |h: &mut GameHandle, p: i64| {
+            h.with(|_, w| {
+                w.state.current = player(&w.state, p)?;
+                Ok(())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "get$turn_order",
+        "The turn order: an array of seats.",
+        &["game: Game", "Array"],
+        |h: &mut GameHandle| {
+            h.with(|_, w| Ok(w.state.turn_order.iter().map(|p| Dynamic::from_int(*p as i64)).collect::<Array>()))
+        }
+    );
+    reg!(
+        engine,
+        "set$turn_order",
+        "Sets the turn order (an array of seats).",
+        &["game: Game", "order: Array", "()"],
+        |h: &mut GameHandle, order: Array| {
+            h.with(|_, w| {
+                w.state.turn_order = players_arg(&w.state, &order)?;
+                Ok(())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "seat_name",
+        "The seat's display name (P1, P2, ... or the game's `seat_names`).",
+        &["game: Game", "player: i64", "String"],
+        |h: &mut GameHandle, p: i64| h.with(|r, w| Ok(r.seat_name(player(&w.state, p)?)))
+    );
+}

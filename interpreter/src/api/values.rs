@@ -1,0 +1,202 @@
+//! The values scripts read and write besides components: parameters and data tables (read
+//! only), tracks (clamped to their bounds) and vars (plain data; a derived var cannot be set),
+//! and random draws from the game's generator.
+
+use super::{event, per_player_index, reg, Res};
+use crate::log::{Event, EventKind};
+use crate::script::GameHandle;
+use crate::value::Value;
+use rhai::{Dynamic, Engine};
+
+fn track(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<i64> {
+    h.with(|r, w| {
+        let t = r.track(name)?;
+        let o = per_player_index(r.tracks[t].per_player, name, "track", &w.state, owner)?;
+        Ok(w.state.tracks[t][o])
+    })
+}
+
+fn set_track(h: &mut GameHandle, name: &str, owner: Option<i64>, value: i64, add: bool) -> Res<i64> {
+    h.with(|r, w| {
+        let t = r.track(name)?;
+        let o = per_player_index(r.tracks[t].per_player, name, "track", &w.state, owner)?;
+        let v = if add { w.state.tracks[t][o].saturating_add(value) } else { value };
+        w.state.set_track(r, t, o, v);
+        Ok(w.state.tracks[t][o])
+    })
+}
+
+fn var(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<Dynamic> {
+    h.with(|r, w| {
+        let v = r.var(name)?;
+        let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
+        if let Some(f) = &r.vars[v].derived {
+            return Err(format!(
+                "var `{name}` is derived: views compute it with `{}`; call that function instead",
+                f.name
+            ));
+        }
+        Ok(w.state.vars[v][o].to_dynamic())
+    })
+}
+
+fn set_var(h: &mut GameHandle, name: &str, owner: Option<i64>, value: Dynamic) -> Res<()> {
+    h.with(|r, w| {
+        let v = r.var(name)?;
+        let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
+        if let Some(f) = &r.vars[v].derived {
+            return Err(format!(
+                "var `{name}` is derived (computed by `{}` whenever a view shows it): it cannot be set",
+                f.name
+            ));
+        }
+        let value = w.take_value(&value)?;
+        w.keep(value.approx_bytes(), w.state.vars[v][o].approx_bytes())?;
+        w.state.vars[v][o] = value;
+        Ok(())
+    })
+}
+
+/// Registers `param`, `table`, `random`, the track and the var functions.
+pub(super) fn register(engine: &mut Engine) {
+    // Parameters and tables.
+    reg!(
+        engine,
+        "param",
+        "The value in force of a declared parameter.",
+        &["game: Game", "name: &str", "Dynamic"],
+        |h: &mut GameHandle, name: &str| {
+            h.with(|r, _| {
+                r.params
+                    .get(name)
+                    .map(|p| p.value.to_dynamic())
+                    .ok_or_else(|| crate::rules::unknown("parameter", name, r.params.keys()))
+            })
+        }
+    );
+    reg!(
+        engine,
+        "table",
+        "A data table declared under `[tables]`.",
+        &["game: Game", "name: &str", "Dynamic"],
+        |h: &mut GameHandle, name: &str| {
+            h.with(|r, _| {
+                r.tables
+                    .get(name)
+                    .map(Value::to_dynamic)
+                    .ok_or_else(|| crate::rules::unknown("table", name, r.tables.keys()))
+            })
+        }
+    );
+
+    // Chance.
+    reg!(
+        engine,
+        "random",
+        "A random integer in 0..n from the game's generator. Only the omniscient log records the draw; a rule that draws in the open logs the result in its own words.",
+        &["game: Game", "n: i64", "i64"],
+        |h: &mut GameHandle, n: i64| {
+            h.with(|_, w| {
+                if n <= 0 {
+                    return Err(format!("random({n}): the range must be at least 1"));
+                }
+                let x = w.state.rng.below(n as u64) as i64;
+                // Bookkeeping for the omniscient log (replays, debugging), not a seat's log: a
+                // rule that draws in the open says what came out in its own words.
+                event(w, || Event::private(EventKind::Chance, Vec::new(), format!("random draw: {x} of 0..{}", n - 1), None));
+                Ok(x)
+            })
+        }
+    );
+
+    // Tracks and variables.
+    reg!(
+        engine,
+        "track",
+        "A global track's value.",
+        &["game: Game", "track: &str", "i64"],
+        |h: &mut GameHandle, t: &str| track(h, t, None)
+    );
+    reg!(
+        engine,
+        "track",
+        "A player's track value.",
+        &["game: Game", "track: &str", "player: i64", "i64"],
+        |h: &mut GameHandle, t: &str, p: i64| track(h, t, Some(p))
+    );
+    reg!(
+        engine,
+        "set_track",
+        "Sets a global track (clamped to its bounds); returns the new value.",
+        &["game: Game", "track: &str", "value: i64", "i64"],
+        |h: &mut GameHandle, t: &str, v: i64| set_track(h, t, None, v, false)
+    );
+    reg!(
+        engine,
+        "set_track",
+        "Sets a player's track (clamped); returns the new value.",
+        &["game: Game", "track: &str", "player: i64", "value: i64", "i64"],
+        |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, false)
+    );
+    reg!(
+        engine,
+        "add_track",
+        "Adds to a global track (clamped); returns the new value.",
+        &["game: Game", "track: &str", "delta: i64", "i64"],
+        |h: &mut GameHandle, t: &str, v: i64| set_track(h, t, None, v, true)
+    );
+    reg!(
+        engine,
+        "add_track",
+        "Adds to a player's track (clamped); returns the new value.",
+        &["game: Game", "track: &str", "player: i64", "delta: i64", "i64"],
+        |h: &mut GameHandle, t: &str, p: i64, v: i64| set_track(h, t, Some(p), v, true)
+    );
+    reg!(
+        engine,
+        "space",
+        "The per-space data of a track at a position, or `()`.",
+        &["game: Game", "track: &str", "position: i64", "Dynamic"],
+        |h: &mut GameHandle, t: &str, pos: i64| {
+            h.with(|r, _| {
+                let ti = r.track(t)?;
+                let info = &r.tracks[ti];
+                let i = pos - info.min.unwrap_or(0);
+                Ok(usize::try_from(i)
+                    .ok()
+                    .and_then(|i| info.spaces.get(i))
+                    .map(Value::to_dynamic)
+                    .unwrap_or(Dynamic::UNIT))
+            })
+        }
+    );
+    // `var` is a reserved word in Rhai, hence `get_var`.
+    reg!(
+        engine,
+        "get_var",
+        "A global variable (`var` is a reserved word in Rhai, hence `get_var`).",
+        &["game: Game", "var: &str", "Dynamic"],
+        |h: &mut GameHandle, n: &str| var(h, n, None)
+    );
+    reg!(
+        engine,
+        "get_var",
+        "A player's variable.",
+        &["game: Game", "var: &str", "player: i64", "Dynamic"],
+        |h: &mut GameHandle, n: &str, p: i64| var(h, n, Some(p))
+    );
+    reg!(
+        engine,
+        "set_var",
+        "Sets a global variable (plain data: numbers, strings, booleans, arrays, maps; components become their ids).",
+        &["game: Game", "var: &str", "value: Dynamic", "()"],
+        |h: &mut GameHandle, n: &str, v: Dynamic| set_var(h, n, None, v)
+    );
+    reg!(
+        engine,
+        "set_var",
+        "Sets a player's variable.",
+        &["game: Game", "var: &str", "player: i64", "value: Dynamic", "()"],
+        |h: &mut GameHandle, n: &str, p: i64, v: Dynamic| set_var(h, n, Some(p), v)
+    );
+}

@@ -1,0 +1,163 @@
+//! What zones hold and where components are: a zone's components, count and top, a component
+//! by id and its zone; a zone's visibility, and names declared out of play.
+
+use super::{card_arg, card_map, reg, slot, Res};
+use crate::def::Visibility;
+use crate::script::GameHandle;
+use crate::state::NOWHERE;
+use rhai::{Array, Dynamic, Engine, Map};
+
+fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
+    h.with(|r, w| {
+        let (z, o) = slot(r, &w.state, zone, owner)?;
+        let mut ids = w.state.zones[z][o].cards.clone();
+        crate::alloc::charge(ids.len());
+        // An unordered zone lists its components in one fixed order (declaration order), the
+        // same one views and decision options use.
+        if !r.zones[z].ordered {
+            ids.sort_unstable();
+        }
+        Ok(ids.into_iter().map(|c| card_map(r, &w.state, c)).collect())
+    })
+}
+
+fn count(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<i64> {
+    h.with(|r, w| {
+        let (z, o) = slot(r, &w.state, zone, owner)?;
+        Ok(w.state.zones[z][o].cards.len() as i64)
+    })
+}
+
+fn top(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Dynamic> {
+    h.with(|r, w| {
+        let (z, o) = slot(r, &w.state, zone, owner)?;
+        Ok(w.state.zones[z][o].cards.last().map(|c| card_map(r, &w.state, *c)).unwrap_or(Dynamic::UNIT))
+    })
+}
+
+fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str) -> Res<()> {
+    h.with(|r, w| {
+        let (z, o) = slot(r, &w.state, zone, owner)?;
+        let v = match vis {
+            "public" => Visibility::Public,
+            "owner" => Visibility::Owner,
+            "count" => Visibility::Count,
+            "top" => Visibility::Top,
+            "hidden" => Visibility::Hidden,
+            "default" => {
+                w.state.zones[z][o].visible = None;
+                return Ok(());
+            }
+            other => {
+                return Err(format!("unknown visibility `{other}`; use public, owner, count, top, hidden or default"))
+            }
+        };
+        w.state.zones[z][o].visible = Some(v);
+        Ok(())
+    })
+}
+
+/// Registers `cards`, `count`, `top`, `card`, `zone_of`, `out_of_play` and `set_visibility`.
+pub(super) fn register(engine: &mut Engine) {
+    // Zones and components.
+    reg!(
+        engine,
+        "cards",
+        "The components of a global zone, bottom to top (an unordered zone: in declaration order).",
+        &["game: Game", "zone: &str", "Array"],
+        |h: &mut GameHandle, z: &str| cards(h, z, None)
+    );
+    reg!(
+        engine,
+        "cards",
+        "The components of a player's zone, bottom to top (an unordered zone: in declaration order).",
+        &["game: Game", "zone: &str", "player: i64", "Array"],
+        |h: &mut GameHandle, z: &str, p: i64| cards(h, z, Some(p))
+    );
+    reg!(
+        engine,
+        "count",
+        "How many components a global zone holds.",
+        &["game: Game", "zone: &str", "i64"],
+        |h: &mut GameHandle, z: &str| count(h, z, None)
+    );
+    reg!(
+        engine,
+        "count",
+        "How many components a player's zone holds.",
+        &["game: Game", "zone: &str", "player: i64", "i64"],
+        |h: &mut GameHandle, z: &str, p: i64| count(h, z, Some(p))
+    );
+    reg!(
+        engine,
+        "top",
+        "The top (last) component of a global zone, or `()` if empty.",
+        &["game: Game", "zone: &str", "Dynamic"],
+        |h: &mut GameHandle, z: &str| top(h, z, None)
+    );
+    reg!(
+        engine,
+        "top",
+        "The top (last) component of a player's zone, or `()` if empty.",
+        &["game: Game", "zone: &str", "player: i64", "Dynamic"],
+        |h: &mut GameHandle, z: &str, p: i64| top(h, z, Some(p))
+    );
+    reg!(
+        engine,
+        "card",
+        "The component with this id.",
+        &["game: Game", "id: &str", "Component"],
+        |h: &mut GameHandle, id: &str| {
+            h.with(|r, w| {
+                let idx = w.state.component_index(id)?;
+                Ok(card_map(r, &w.state, idx))
+            })
+        }
+    );
+    reg!(
+        engine,
+        "zone_of",
+        "Where a component is: `#{zone, owner}` (owner `()` for a global zone), or `()` if out of play.",
+        &["game: Game", "component: Dynamic", "Dynamic"],
+        |h: &mut GameHandle, card: Dynamic| {
+            h.with(|r, w| {
+                let idx = card_arg(&w.state, &card)?;
+                let (z, o) = w.state.location[idx as usize];
+                let mut m = Map::new();
+                if (z, o) == NOWHERE {
+                    return Ok(Dynamic::UNIT);
+                }
+                m.insert("zone".into(), r.zones[z as usize].name.clone().into());
+                m.insert(
+                    "owner".into(),
+                    if r.zones[z as usize].per_player { Dynamic::from_int(o as i64) } else { Dynamic::UNIT },
+                );
+                Ok(Dynamic::from_map(m))
+            })
+        }
+    );
+    reg!(
+        engine,
+        "out_of_play",
+        "Declares the zone, track, var or grid of this name out of play for the rest of the game (a module this game does not use): views leave it out. Scripts may still use it.",
+        &["game: Game", "name: &str", "()"],
+        |h: &mut GameHandle, name: &str| h.with(|r, w| {
+            if r.zone(name).is_err() && r.track(name).is_err() && r.var(name).is_err() && r.grid(name).is_err() {
+                return Err(format!("out_of_play: no zone, track, var or grid is called `{name}`"));
+            }
+            if !w.state.out_of_play.iter().any(|n| n == name) {
+                w.keep(name.len() as u64, 0)?;
+                w.state.out_of_play.push(name.to_string());
+            }
+            Ok(())
+        })
+    );
+    reg!(engine, "set_visibility", "Overrides a global zone's declared visibility: public, owner, count, top, hidden, or default (back to the declaration).", &["game: Game", "zone: &str", "visibility: &str", "()"], |h: &mut GameHandle, z: &str, v: &str| set_visibility(h, z, None, v));
+    reg!(
+        engine,
+        "set_visibility",
+        "Overrides a player's zone visibility (e.g. an open hand).",
+        &["game: Game", "zone: &str", "player: i64", "visibility: &str", "()"],
+        |h: &mut GameHandle, z: &str, p: i64, v: &str| set_visibility(h, z, Some(p), v)
+    );
+}

@@ -1,0 +1,104 @@
+//! Parameters: each `[params.NAME]` with its default, bounds and choices, then the values
+//! given with `--option NAME=VALUE`, parsed and checked against them.
+
+use super::{LoadOptions, Loader};
+use crate::def::GameFile;
+use crate::rules::{unknown, ParamInfo, Rules};
+use crate::value::Value;
+
+impl Loader {
+    /// Checks `[params]` and applies the `--option` values.
+    pub(super) fn params(&mut self, r: &mut Rules, f: &GameFile, options: &LoadOptions) {
+        for (name, p) in &f.params {
+            let default = match p.default.as_ref().map(Value::from_toml) {
+                Some(Ok(v)) => v,
+                // No default: the first of the choices, else the lower bound.
+                None if p.choices.as_ref().is_some_and(|c| !c.is_empty()) => p
+                    .choices
+                    .as_ref()
+                    .and_then(|c| c.first())
+                    .and_then(|v| Value::from_toml(v).ok())
+                    .unwrap_or_default(),
+                None if p.min.is_some() => Value::Int(p.min.unwrap_or(0)),
+                None => {
+                    let loc = self.key("params", name);
+                    self.error_at("E0307", format!("param `{name}` needs a `default` (or `choices` or `min`)"), loc);
+                    Value::Unit
+                }
+                Some(Err(e)) => {
+                    self.error_at("E0302", format!("param `{name}`: {e}"), self.key("params", name));
+                    Value::Unit
+                }
+            };
+            let choices: Option<Vec<Value>> =
+                p.choices.as_ref().map(|c| c.iter().filter_map(|v| Value::from_toml(v).ok()).collect());
+            if let Err(e) = check_param(&default, p.min, p.max, choices.as_deref()) {
+                self.error_at("E0307", format!("param `{name}`: its default {default} {e}"), self.key("params", name));
+            }
+            r.params.insert(
+                name.clone(),
+                ParamInfo {
+                    value: default,
+                    description: p.description.clone().unwrap_or_default(),
+                    min: p.min,
+                    max: p.max,
+                    choices,
+                },
+            );
+        }
+        for (k, v) in &options.options {
+            match r.params.get_mut(k) {
+                None => {
+                    let msg = unknown("parameter", k, r.params.keys());
+                    self.error_at("E0303", msg, None).help =
+                        Some("`rulebook list` shows each game's parameters".into());
+                }
+                Some(p) => match parse_param(v, p) {
+                    Ok(val) => p.value = val,
+                    Err(e) => {
+                        self.error_at("E0304", format!("--option {k}={v}: {e}"), None);
+                    }
+                },
+            }
+        }
+    }
+}
+
+fn parse_param(text: &str, p: &ParamInfo) -> Result<Value, String> {
+    let v = if let Ok(i) = text.parse::<i64>() {
+        Value::Int(i)
+    } else if text == "true" || text == "false" {
+        Value::Bool(text == "true")
+    } else {
+        Value::Str(text.to_string())
+    };
+    match (&p.value, &v) {
+        (Value::Int(_), Value::Int(_))
+        | (Value::Bool(_), Value::Bool(_))
+        | (Value::Str(_), Value::Str(_))
+        | (Value::Unit, _) => {}
+        (Value::List(_), _) => {
+            let items = text.split(',').map(|s| Value::Str(s.trim().to_string())).collect();
+            return Ok(Value::List(items));
+        }
+        (expected, _) => return Err(format!("expected a value like `{expected}`")),
+    }
+    check_param(&v, p.min, p.max, p.choices.as_deref())?;
+    Ok(v)
+}
+
+/// Checks a parameter value against its bounds and choices.
+fn check_param(v: &Value, min: Option<i64>, max: Option<i64>, choices: Option<&[Value]>) -> Result<(), String> {
+    if let Value::Int(i) = v {
+        if min.is_some_and(|m| *i < m) || max.is_some_and(|m| *i > m) {
+            let show = |b: Option<i64>, inf: &str| b.map_or(inf.to_string(), |m| m.to_string());
+            return Err(format!("must be between {} and {}", show(min, "-inf"), show(max, "inf")));
+        }
+    }
+    if let Some(c) = choices {
+        if !c.contains(v) {
+            return Err(format!("must be one of {}", c.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")));
+        }
+    }
+    Ok(())
+}
