@@ -39,6 +39,6 @@ pub use diag::{Diagnostic, Severity};
 pub use error::PlayError;
 pub use game::Game;
 pub use load::{load_game, LoadOptions, Loaded};
-pub use session::{Move, OptionInfo, Session};
+pub use session::{Move, OptionInfo, Session, Snapshot};
 pub use value::Value;
 pub use view::View;

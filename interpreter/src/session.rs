@@ -45,6 +45,16 @@ pub struct Session<'g> {
     derived: DerivedValues,
 }
 
+/// A point of a session to come back to, for tree search: the state, and how far the log and
+/// the history had got. Taking one copies the state only; [`Session::restore`] copies it back
+/// into the session's own buffers and cuts the log and history back.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    state: State,
+    log: usize,
+    history: usize,
+}
+
 impl<'g> Session<'g> {
     /// Starts a game: creates the state, runs setup and the flow up to the first decision.
     pub fn new(game: &'g Game, players: usize, seed: u64, logging: bool) -> Result<Session<'g>, PlayError> {
@@ -165,6 +175,30 @@ impl<'g> Session<'g> {
     /// What a seat sees.
     pub fn view(&self, viewer: usize) -> View {
         View::build(self.game, &self.state, &self.derived, Some(viewer))
+    }
+
+    /// Saves this point of the game ([`Session::restore`] comes back to it).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { state: self.state.clone(), log: self.log.len(), history: self.history.len() }
+    }
+
+    /// Comes back to a point saved by [`Session::snapshot`] on this session: the state as it
+    /// was, the log and history cut back to where they were (decisions taken since are
+    /// forgotten). Fails, changing nothing, for a snapshot taken later than this point (its
+    /// history is longer): a session only goes back.
+    pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), PlayError> {
+        if snapshot.history > self.history.len() || snapshot.log > self.log.len() {
+            return Err(PlayError::Illegal(format!(
+                "cannot restore a snapshot taken after {} decisions into a session at {}: restore only goes back",
+                snapshot.history,
+                self.history.len()
+            )));
+        }
+        self.changed();
+        self.state.clone_from(&snapshot.state);
+        self.log.truncate(snapshot.log);
+        self.history.truncate(snapshot.history);
+        Ok(())
     }
 
     /// Forgets what was computed from the state (derived vars): called first by every

@@ -67,12 +67,25 @@ pub struct Components {
 }
 
 /// The contents of one zone (of one owner).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct ZoneSlot {
     /// Component indices, bottom/first to top/last.
     pub cards: Vec<u32>,
     /// Visibility set by a script, replacing the declared one.
     pub visible: Option<Visibility>,
+}
+
+impl Clone for ZoneSlot {
+    fn clone(&self) -> Self {
+        ZoneSlot { cards: self.cards.clone(), visible: self.visible }
+    }
+
+    /// Copies into the buffer already there ([`crate::session::Session::restore`] copies a
+    /// whole state back this way, without allocating).
+    fn clone_from(&mut self, source: &Self) {
+        self.cards.clone_from(&source.cards);
+        self.visible = source.visible;
+    }
 }
 
 /// A choosable option of a pending decision.
@@ -200,7 +213,7 @@ pub struct Outcome {
 }
 
 /// Everything about a game in progress that can change.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct State {
     /// Number of seats.
     pub players: usize,
@@ -255,6 +268,57 @@ pub struct State {
 
 /// Sentinel location of a component not in any zone.
 pub const NOWHERE: (u32, u32) = (u32::MAX, u32::MAX);
+
+/// Applies `$m!(field)` to every field of [`State`], so that `clone` and `clone_from` cannot
+/// forget one.
+macro_rules! state_fields {
+    ($m:ident, $a:ident, $b:ident) => {
+        $m!($a, $b;
+            players,
+            components,
+            zones,
+            location,
+            tracks,
+            vars,
+            grids,
+            current,
+            turn_order,
+            stack,
+            pending,
+            rng,
+            outcome,
+            out_of_play,
+            shown,
+            ending,
+            steps,
+            decisions,
+            script_bytes,
+            pushed_out
+        )
+    };
+}
+
+impl Clone for State {
+    fn clone(&self) -> Self {
+        macro_rules! each {
+            ($a:ident, $_b:ident; $($f:ident),*) => {
+                State { $($f: $a.$f.clone()),* }
+            };
+        }
+        state_fields!(each, self, self)
+    }
+
+    /// Copies field by field into the buffers already there: restoring a snapshot of a state
+    /// of the same game allocates (almost) nothing.
+    fn clone_from(&mut self, source: &Self) {
+        macro_rules! each {
+            ($a:ident, $b:ident; $($f:ident),*) => {
+                $($a.$f.clone_from(&$b.$f);)*
+            };
+        }
+        state_fields!(each, self, source);
+    }
+}
 
 impl State {
     /// A seat has answered a decision: what was shown to the table before leaves its view.

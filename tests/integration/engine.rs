@@ -254,3 +254,47 @@ fn numbered_places_list_every_cell_in_order() {
     // a zone without `places` has none
     assert!(view.zones.iter().filter(|z| z.name != "prison").all(|z| z.places.is_empty()));
 }
+
+/// Plays `n` decisions, each seat taking the option `pick` chooses.
+fn play_on(s: &mut rulebook::Session<'_>, n: usize, pick: impl Fn(usize, usize) -> usize) {
+    for k in 0..n {
+        if s.is_over() {
+            return;
+        }
+        let p = s.to_act()[0];
+        s.apply_index(p, pick(k, s.option_count(p))).unwrap();
+    }
+}
+
+#[test]
+fn restoring_a_snapshot_goes_back_exactly_to_where_it_was_taken() {
+    let game = load("games/adel-verpflichtet", &[], &[]);
+    let mut s = game.start(4, 5).unwrap();
+    play_on(&mut s, 30, |k, n| k % n);
+    let saved = s.snapshot();
+    let (state, log, history) = (serde_json::to_string(s.state()).unwrap(), s.log().to_vec(), s.history().to_vec());
+    // Another branch, then back: the same state, log and history, and the same future.
+    play_on(&mut s, 25, |_, n| n - 1);
+    assert_ne!(serde_json::to_string(s.state()).unwrap(), state);
+    s.restore(&saved).unwrap();
+    assert_eq!(serde_json::to_string(s.state()).unwrap(), state);
+    assert_eq!((s.log(), s.history()), (&log[..], &history[..]));
+    let mut fresh = game.start(4, 5).unwrap();
+    play_on(&mut fresh, 30, |k, n| k % n);
+    play_on(&mut fresh, 40, |k, n| (k * 7) % n);
+    play_on(&mut s, 40, |k, n| (k * 7) % n);
+    assert_eq!(serde_json::to_string(s.state()).unwrap(), serde_json::to_string(fresh.state()).unwrap());
+    assert_eq!(s.log(), fresh.log());
+}
+
+#[test]
+fn a_snapshot_from_later_in_the_game_is_refused_and_changes_nothing() {
+    let game = goofspiel();
+    let mut s = game.start(2, 1).unwrap();
+    let mut later = game.start(2, 1).unwrap();
+    play_on(&mut later, 6, |_, _| 0);
+    let before = serde_json::to_string(s.state()).unwrap();
+    let err = s.restore(&later.snapshot()).unwrap_err();
+    assert!(err.to_string().contains("restore only goes back"), "{err}");
+    assert_eq!(serde_json::to_string(s.state()).unwrap(), before);
+}
