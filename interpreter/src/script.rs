@@ -92,8 +92,13 @@ struct CallStart {
     at: std::time::Instant,
 }
 
+/// Where a call's work sits while the script runs, shared with the `game` handles of the call.
+type WorkSlot = Arc<Mutex<Option<Work>>>;
+
 thread_local! {
     static CALL: std::cell::Cell<Option<CallStart>> = const { std::cell::Cell::new(None) };
+    /// Empty work slots of finished calls, reused by the next calls on this thread.
+    static SLOTS: std::cell::RefCell<Vec<WorkSlot>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Rhai's progress callback: every 256 operations, ends the call (with the reason as the
@@ -191,7 +196,7 @@ pub struct Work {
 #[derive(Clone)]
 pub struct GameHandle {
     pub(crate) rules: Arc<Rules>,
-    pub(crate) work: Arc<Mutex<Option<Work>>>,
+    pub(crate) work: WorkSlot,
 }
 
 impl GameHandle {
@@ -314,7 +319,11 @@ impl Scripts {
         args: Vec<Dynamic>,
         ctx: &Value,
     ) -> (Work, Result<Dynamic, ScriptError>) {
-        let handle = GameHandle { rules: rules.clone(), work: Arc::new(Mutex::new(Some(work))) };
+        let slot = SLOTS.with(|s| s.borrow_mut().pop()).unwrap_or_default();
+        if let Ok(mut g) = slot.lock() {
+            *g = Some(work);
+        }
+        let handle = GameHandle { rules: rules.clone(), work: slot };
         let mut all = Vec::with_capacity(args.len() + 2);
         all.push(Dynamic::from(handle.clone()));
         all.extend(args);
@@ -345,6 +354,12 @@ impl Scripts {
             }
         }
         let work = handle.work.lock().ok().and_then(|mut g| g.take()).expect("script work is returned after the call");
+        // Nothing else holds the slot once the call is over (a script cannot keep `game`):
+        // the next call on this thread takes it again instead of allocating one.
+        let slot = handle.work;
+        if Arc::strong_count(&slot) == 1 {
+            SLOTS.with(|s| s.borrow_mut().push(slot));
+        }
         (work, result.map_err(|e| describe(&f.name, &e, &self.files, &self.limits)))
     }
 }

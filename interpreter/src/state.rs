@@ -560,9 +560,13 @@ impl State {
 impl State {
     /// An empty state, used as a stand-in while the real one is lent to a script.
     pub(crate) fn empty() -> State {
+        thread_local! {
+            // Shared by this thread's stand-ins: making one allocates nothing.
+            static NO_COMPONENTS: Arc<Components> = Arc::new(Components::default());
+        }
         State {
             players: 0,
-            components: Arc::new(Components::default()),
+            components: NO_COMPONENTS.with(Arc::clone),
             zones: Vec::new(),
             location: Vec::new(),
             tracks: Vec::new(),
