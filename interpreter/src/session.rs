@@ -43,6 +43,18 @@ pub struct Session<'g> {
     /// The derived vars of the current state, computed as read; every `&mut self` method
     /// that can change the state starts afresh ([`Session::changed`]).
     derived: DerivedValues,
+    /// A state no longer in use whose buffers the next transaction copies into.
+    spare: Spare,
+}
+
+/// A state kept only for its buffers. Copies of a session do not copy it.
+#[derive(Default)]
+struct Spare(Option<State>);
+
+impl Clone for Spare {
+    fn clone(&self) -> Self {
+        Spare(None)
+    }
 }
 
 /// A point of a session to come back to, for tree search: the state, and how far the log and
@@ -79,6 +91,7 @@ impl<'g> Session<'g> {
             logging,
             seed,
             derived: DerivedValues::default(),
+            spare: Spare::default(),
         })
     }
 
@@ -392,7 +405,7 @@ impl<'g> Session<'g> {
         // copied) and keep it only if everything succeeds.
         let mut pending = self.state.pending.take().expect("checked");
         pending.chosen[slot] = Some(index);
-        let mut work = Work::new(self.state.clone(), self.logging);
+        let mut work = Work::new(self.working_copy(), self.logging);
         work.events = events;
         work.state.steps = 0;
         work.state.seat_answered(player);
@@ -400,9 +413,10 @@ impl<'g> Session<'g> {
         if let Err(e) = result {
             pending.chosen[slot] = None;
             self.state.pending = Some(pending);
+            self.spare.0 = Some(work.state);
             return Err(e);
         }
-        self.state = work.state;
+        self.commit_state(work.state);
         self.log.extend(work.events);
         self.history.push(Move { player, option: id, label: label.clone() });
         Ok(())
@@ -410,6 +424,24 @@ impl<'g> Session<'g> {
 }
 
 impl Session<'_> {
+    /// A copy of the state for a transaction to work on, made in the buffers of an earlier
+    /// state when there is one (copying into them allocates almost nothing).
+    fn working_copy(&mut self) -> State {
+        match self.spare.0.take() {
+            Some(mut st) => {
+                st.clone_from(&self.state);
+                st
+            }
+            None => self.state.clone(),
+        }
+    }
+
+    /// Makes `state` (a finished transaction's copy) the session's state; the old one is kept
+    /// for its buffers.
+    fn commit_state(&mut self, state: State) {
+        self.spare.0 = Some(std::mem::replace(&mut self.state, state));
+    }
+
     /// One step of a `subset` decision: the component joins the seat's set and its options
     /// are worked out anew. Nothing is logged (the finished set is); on error nothing changes.
     fn add_to_set(&mut self, player: usize, slot: usize, card: u32) -> Result<(), PlayError> {

@@ -22,6 +22,9 @@ pub struct SimConfig {
     pub bot: String,
     /// Worker threads.
     pub jobs: usize,
+    /// Keep every game's decisions in its record (to write transcripts). Off, each game's
+    /// decisions are dropped as soon as it ends, so a long series does not grow in memory.
+    pub keep_moves: bool,
 }
 
 /// One finished game.
@@ -39,7 +42,8 @@ pub struct GameRecord {
     pub decisions: u64,
     /// Final values of the game's global tracks (round counters and the like), by name.
     pub tracks: Vec<(String, i64)>,
-    /// Every decision, for recording.
+    /// Every decision, for recording (empty when the series was run without
+    /// [`SimConfig::keep_moves`]).
     #[serde(skip)]
     pub moves: Vec<Move>,
 }
@@ -181,7 +185,10 @@ pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -
 /// whatever the number of jobs.
 pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result<Vec<GameRecord>, Box<SimFailure>> {
     let one = |i: u64| {
-        let r = play_one(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bot);
+        let mut r = play_one(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bot);
+        if let (Ok(record), false) = (&mut r, cfg.keep_moves) {
+            record.moves = Vec::new();
+        }
         progress();
         r
     };

@@ -24,6 +24,7 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
         seed: args.seed,
         bot: args.bot.clone(),
         jobs: args.jobs.max(1),
+        keep_moves: args.record.is_some(),
     };
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(args.games);
