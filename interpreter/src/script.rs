@@ -319,6 +319,10 @@ impl Scripts {
         args: Vec<Dynamic>,
         ctx: &Value,
     ) -> (Work, Result<Dynamic, ScriptError>) {
+        // The budget of bytes handed to the engine is per call, as documented: a transaction
+        // of many calls (a long stretch of flow) does not add them up.
+        let mut work = work;
+        work.handed = 0;
         let slot = SLOTS.with(|s| s.borrow_mut().pop()).unwrap_or_default();
         if let Ok(mut g) = slot.lock() {
             *g = Some(work);
