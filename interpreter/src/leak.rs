@@ -149,8 +149,13 @@ fn commit_shows(session: &Session<'_>, p: usize) -> Option<String> {
     let step = n.div_ceil(ALTERNATIVES).max(1);
     let others: Vec<usize> = (0..session.players()).filter(|q| *q != p).collect();
     let mut first: Option<(String, Vec<Seen>)> = None;
+    // One copy, brought back to this point before each alternative; only the log lines an
+    // alternative adds can differ between alternatives, so only those are compared.
+    let mut copy = session.clone();
+    let here = copy.snapshot();
+    let logged = session.log().len();
     for i in (0..n).step_by(step) {
-        let mut copy = session.clone();
+        copy.restore(&here).ok()?;
         let label = session.options(p).get(i).map(|o| o.label.clone()).unwrap_or_default();
         if copy.apply_index(p, i).is_err() {
             continue;
@@ -160,7 +165,11 @@ fn commit_shows(session: &Session<'_>, p: usize) -> Option<String> {
         if !still_open {
             return None;
         }
-        let seen: Vec<Seen> = others.iter().map(|q| (copy.view(*q), copy.log_for(Some(*q)))).collect();
+        let added = &copy.log()[logged..];
+        let seen: Vec<Seen> = others
+            .iter()
+            .map(|q| (copy.view(*q), added.iter().filter_map(|e| e.for_viewer(Some(*q)).map(str::to_string)).collect()))
+            .collect();
         match &first {
             None => first = Some((label, seen)),
             Some((first_label, first_seen)) => {
