@@ -14,6 +14,7 @@ pub mod convert;
 pub mod def;
 pub mod diag;
 pub mod error;
+pub mod explain;
 pub mod files;
 pub mod flow;
 pub mod game;

@@ -26,6 +26,8 @@ pub struct ComponentType {
     pub label: Option<String>,
     /// The property holding the edges N, E, S, W (for placement grids).
     pub edges: Option<String>,
+    /// What it is, in the author's words (`description`; empty if none).
+    pub description: String,
 }
 
 /// The most seats a game may declare (`[game] max_players`).
@@ -111,6 +113,8 @@ pub struct ZoneInfo {
     pub places: Option<(String, bool)>,
     /// Label template for components in this zone.
     pub card_label: Option<String>,
+    /// What it is, in the author's words (`description`; empty if none).
+    pub description: String,
 }
 
 /// A track (or counter) declaration.
@@ -132,6 +136,8 @@ pub struct TrackInfo {
     pub spaces: Vec<Value>,
     /// Template naming a space in views (see [`TrackInfo::space_name`]).
     pub space_label: Option<String>,
+    /// What it is, in the author's words (`description`; empty if none).
+    pub description: String,
 }
 
 impl TrackInfo {
@@ -163,6 +169,8 @@ pub struct VarInfo {
     pub visible: Visibility,
     /// The script computing the value when a view shows it (a derived var).
     pub derived: Option<FnRef>,
+    /// What it is, in the author's words (`description`; empty if none).
+    pub description: String,
 }
 
 /// Where a decision's options come from.
@@ -349,6 +357,8 @@ pub struct PhaseInfo {
     pub repeat: Repeat,
     /// Track holding the pass number.
     pub counter: Option<usize>,
+    /// What it is, in the author's words (`description`; empty if none).
+    pub description: String,
 }
 
 /// A graph node or edge: its id and its properties (edges also hold `from` and `to`).

@@ -4,6 +4,7 @@
 mod bad_input;
 mod cli;
 mod engine;
+mod explain;
 mod flaschenteufel;
 mod fuzz;
 mod golden;

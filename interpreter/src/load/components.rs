@@ -42,6 +42,7 @@ impl Loader {
                 overflow_to,
                 places: self.places(name, z),
                 card_label: z.card_label.clone(),
+                description: z.description.clone().unwrap_or_default(),
             });
         }
     }
@@ -53,6 +54,7 @@ impl Loader {
                 name: name.clone(),
                 label: c.label.clone(),
                 edges: c.edges.clone(),
+                description: c.description.clone().unwrap_or_default(),
             });
             let zone = c.zone.as_ref().map(|z| zone_ref(self, r, z));
             for inst in c.instances.iter().chain(&c.extra_instances) {

@@ -147,7 +147,14 @@ impl Loader {
                     0
                 })
             });
-            r.phases.push(PhaseInfo { name: name.clone(), steps, for_each_player: p.for_each_player, repeat, counter });
+            r.phases.push(PhaseInfo {
+                name: name.clone(),
+                steps,
+                for_each_player: p.for_each_player,
+                repeat,
+                counter,
+                description: p.description.clone().unwrap_or_default(),
+            });
         }
     }
 

@@ -29,6 +29,7 @@ impl Loader {
                 visible: t.visible,
                 spaces,
                 space_label: t.space_label.clone(),
+                description: t.description.clone().unwrap_or_default(),
             });
         }
     }
@@ -54,6 +55,7 @@ impl Loader {
                 default: default.unwrap_or_default(),
                 visible: v.visible,
                 derived,
+                description: v.description.clone().unwrap_or_default(),
             });
         }
     }

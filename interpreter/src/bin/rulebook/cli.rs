@@ -32,10 +32,20 @@ pub enum Command {
     Test(TestArgs),
     /// Replay a recorded game (*.transcript) and check it reproduces.
     Replay(ReplayArgs),
+    /// Print a readable summary of a game (Markdown): parameters, components, zones and who
+    /// sees them, tracks, decisions, phases and steps, with the chosen variants and options.
+    Explain(ExplainArgs),
     /// Print the JSON Schema (draft-07) of game or variant files.
     Schema(SchemaArgs),
     /// Print the script API reference (Markdown), generated from the engine.
     Api,
+}
+
+/// `rulebook explain`
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
 }
 
 /// Which schema.

@@ -68,6 +68,10 @@ fn run(cli: &cli::Cli) -> ExitCode {
         cli::Command::Validate(a) => validate::run(cli, a),
         cli::Command::Test(a) => test::run(cli, a),
         cli::Command::Replay(a) => replay::run(cli, a),
+        cli::Command::Explain(a) => locate::load(cli, &a.game).map(|game| {
+            print!("{}", rulebook::explain::markdown(&game));
+            ExitCode::SUCCESS
+        }),
         cli::Command::Schema(a) => schema(a),
         cli::Command::Api => {
             print!("{}", rulebook::api_doc::markdown());

@@ -1,0 +1,408 @@
+//! `rulebook explain`: a readable summary of a loaded game, written from its declarations
+//! alone (parameters, components with their counts, zones and who sees them, tracks,
+//! variables, decisions, the flow of phases and steps, the end), as Markdown, so that a group
+//! can check what it is about to play after choosing variants and options.
+
+use crate::def::{Best, Ties, Visibility};
+use crate::rules::{FnRef, IntSpec, OptionSource, PhaseInfo, PlayerSel, PlayersSel, Repeat, Rules, StepInfo, StepKind};
+use crate::Game;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// The summary of `game` (its variants and options already applied) as Markdown.
+pub fn markdown(game: &Game) -> String {
+    let r = &game.rules;
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", r.title);
+    if !r.description.is_empty() {
+        let _ = writeln!(out, "{}\n", r.description);
+    }
+    let variants = if r.variants.is_empty() { "none (the base game)".to_string() } else { code_list(&r.variants) };
+    let _ = writeln!(out, "- Players: {}\n- Variants applied: {variants}\n", players_range(r));
+    parameters(&mut out, r);
+    components(&mut out, game);
+    zones(&mut out, r);
+    tracks(&mut out, r);
+    vars(&mut out, r);
+    decisions(&mut out, r);
+    flow(&mut out, r);
+    ending(&mut out, r);
+    out
+}
+
+fn players_range(r: &Rules) -> String {
+    if r.min_players == r.max_players {
+        r.min_players.to_string()
+    } else {
+        format!("{}–{}", r.min_players, r.max_players)
+    }
+}
+
+/// `a`, `b` as inline code, comma-separated.
+fn code_list(items: &[String]) -> String {
+    items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// A table cell: no line breaks, no column separators.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn function(f: &FnRef) -> String {
+    format!("script `{}`", f.name)
+}
+
+fn parameters(out: &mut String, r: &Rules) {
+    if r.params.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Parameters\n\nSet with `--option NAME=VALUE` or in a variant file.\n");
+    let _ = writeln!(out, "| parameter | value | allowed | what it is |\n|---|---|---|---|");
+    for (name, p) in &r.params {
+        let allowed = match (&p.choices, p.min, p.max) {
+            (Some(c), _, _) => c.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "),
+            (None, Some(a), Some(b)) => format!("{a} to {b}"),
+            (None, Some(a), None) => format!("at least {a}"),
+            (None, None, Some(b)) => format!("at most {b}"),
+            (None, None, None) => "any".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| `{name}` | {} | {} | {} |",
+            cell(&p.value.to_string()),
+            cell(&allowed),
+            cell(&p.description)
+        );
+    }
+    out.push('\n');
+}
+
+/// How many instances of each component type the game starts with, per player count.
+fn component_counts(game: &Game) -> Vec<Vec<(usize, usize)>> {
+    let r = &game.rules;
+    let mut counts = vec![Vec::new(); r.component_types.len()];
+    for players in r.min_players..=r.max_players {
+        let Ok(st) = game.initial_state(players, 0) else { continue };
+        let mut n = vec![0usize; r.component_types.len()];
+        for c in &st.components.list {
+            n[c.kind] += 1;
+        }
+        for (kind, count) in n.into_iter().enumerate() {
+            counts[kind].push((players, count));
+        }
+    }
+    counts
+}
+
+/// `52`, or `26 (2 players), 39 (3 players)` when the count depends on the players.
+fn count_text(counts: &[(usize, usize)]) -> String {
+    let distinct: BTreeSet<usize> = counts.iter().map(|c| c.1).collect();
+    if distinct.len() <= 1 {
+        return distinct.first().map_or("0".to_string(), ToString::to_string);
+    }
+    if let Some((p, n)) = counts.first().filter(|(p, n)| *p > 0 && n % p == 0) {
+        let each = n / p;
+        if counts.iter().all(|(q, m)| *m == each * q) {
+            return format!("{each} per player");
+        }
+    }
+    counts.iter().map(|(p, n)| format!("{n} ({p} players)")).collect::<Vec<_>>().join(", ")
+}
+
+fn components(out: &mut String, game: &Game) {
+    let r = &game.rules;
+    if r.component_types.is_empty() {
+        return;
+    }
+    let counts = component_counts(game);
+    let _ = writeln!(out, "## Components\n\n| component | how many | starts in | what it is |\n|---|---|---|---|");
+    for (kind, t) in r.component_types.iter().enumerate() {
+        let zones: BTreeSet<String> = r
+            .components
+            .iter()
+            .filter(|d| d.kind == kind)
+            .map(|d| {
+                d.zone.map_or("out of play until a script places it".to_string(), |z| format!("`{}`", r.zones[z].name))
+            })
+            .collect();
+        let zones = if zones.is_empty() {
+            "created by scripts".to_string()
+        } else {
+            zones.into_iter().collect::<Vec<_>>().join(", ")
+        };
+        let _ =
+            writeln!(out, "| `{}` | {} | {} | {} |", t.name, count_text(&counts[kind]), zones, cell(&t.description));
+    }
+    out.push('\n');
+}
+
+/// Who sees what of a zone, track or var.
+fn who_sees(v: Visibility, per_player: bool, zone: bool) -> &'static str {
+    match (v, per_player, zone) {
+        (Visibility::Public, _, _) => "everyone",
+        (Visibility::Owner, true, true) => "its owner; the others see how many",
+        (Visibility::Owner, true, false) => "its owner",
+        (Visibility::Owner, false, _) => "everyone (a shared zone has no owner)",
+        (Visibility::Count, _, _) => "nobody; everyone sees how many",
+        (Visibility::Top, _, _) => "everyone sees the top one and how many",
+        (Visibility::Hidden, _, _) => "nobody",
+    }
+}
+
+fn whose(per_player: bool) -> &'static str {
+    if per_player {
+        "each player"
+    } else {
+        "shared"
+    }
+}
+
+fn int_spec(i: &IntSpec) -> String {
+    match i {
+        IntSpec::Int(n) => n.to_string(),
+        IntSpec::Param(p) => format!("`{p}`"),
+        IntSpec::Players => "the number of players".to_string(),
+    }
+}
+
+fn zones(out: &mut String, r: &Rules) {
+    if r.zones.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Zones\n\n| zone | whose | who sees it | holds | what it is |\n|---|---|---|---|---|");
+    for z in &r.zones {
+        let mut holds = if z.ordered { "a pile, in order".to_string() } else { "a set, in no order".to_string() };
+        if let Some(c) = &z.capacity {
+            let _ = write!(holds, "; at most {}", int_spec(c));
+            if let Some(to) = z.overflow_to {
+                let _ = write!(holds, " (the oldest goes to `{}`)", r.zones[to].name);
+            }
+        }
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} |",
+            z.name,
+            whose(z.per_player),
+            who_sees(z.visible, z.per_player, true),
+            holds,
+            cell(&z.description)
+        );
+    }
+    out.push('\n');
+}
+
+fn tracks(out: &mut String, r: &Rules) {
+    if r.tracks.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "## Tracks\n\n| track | whose | starts at | range | who sees it | what it is |\n|---|---|---|---|---|---|"
+    );
+    for t in &r.tracks {
+        let range = match (t.min, t.max) {
+            (Some(a), Some(b)) => format!("{a} to {b}"),
+            (Some(a), None) => format!("at least {a}"),
+            (None, Some(b)) => format!("at most {b}"),
+            (None, None) => "any".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            t.name,
+            whose(t.per_player),
+            t.start,
+            range,
+            who_sees(t.visible, t.per_player, false),
+            cell(&t.description)
+        );
+    }
+    out.push('\n');
+}
+
+fn vars(out: &mut String, r: &Rules) {
+    if r.vars.is_empty() {
+        return;
+    }
+    let _ =
+        writeln!(out, "## Variables\n\n| variable | whose | value | who sees it | what it is |\n|---|---|---|---|---|");
+    for v in &r.vars {
+        let value = match &v.derived {
+            Some(f) => format!("computed by {}", function(f)),
+            None => match &v.default {
+                crate::Value::Str(t) if t.is_empty() => "starts empty".to_string(),
+                crate::Value::Unit => "starts unset".to_string(),
+                other => format!("starts as {}", cell(&other.to_string())),
+            },
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} |",
+            v.name,
+            whose(v.per_player),
+            value,
+            who_sees(v.visible, v.per_player, false),
+            cell(&v.description)
+        );
+    }
+    out.push('\n');
+}
+
+fn decisions(out: &mut String, r: &Rules) {
+    if r.decisions.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Decisions\n");
+    for d in &r.decisions {
+        let _ = writeln!(out, "### `{}`: {}\n", d.name, d.prompt);
+        let options = match (&d.source, &d.subset) {
+            (OptionSource::Zone { zone, .. }, Some(s)) => {
+                let size = match (s.min, s.max) {
+                    (a, b) if a == b => a.to_string(),
+                    (a, usize::MAX) => format!("at least {a}"),
+                    (a, b) => format!("{a} to {b}"),
+                };
+                format!("a set of {size} components from `{}`", r.zones[*zone].name)
+            }
+            (OptionSource::Zone { zone, .. }, None) => format!("a component from `{}`", r.zones[*zone].name),
+            (OptionSource::Script(f), _) => format!("the options {} lists", function(f)),
+        };
+        let _ = writeln!(out, "- Choose: {options}");
+        if let OptionSource::Zone { filter: Some(f), .. } = &d.source {
+            let _ = writeln!(out, "- Only those {} allows", function(f));
+        }
+        if let Some(f) = &d.follow {
+            let _ =
+                writeln!(out, "- Follow: a component with the same `{}` as the one led, if the player has one", f.by);
+        }
+        if let Some(c) = &d.contest {
+            let best = match c.best {
+                Best::Highest => "highest",
+                Best::Lowest => "lowest",
+            };
+            let ties = match c.ties {
+                Ties::Nobody => "a tie for best wins nothing",
+                Ties::All => "every tied player wins",
+                _ => "a tie goes to the first tied player in turn order",
+            };
+            let _ = write!(out, "- Contest: the {best} `{}` wins; {ties}", c.by);
+            if let (Some(stake), Some(to)) = (c.stake, c.stake_to) {
+                let _ = write!(out, "; the winner takes `{}` into `{}`", r.zones[stake].name, r.zones[to].name);
+            }
+            if let Some(t) = c.score {
+                let _ = write!(out, " and scores it on `{}`", r.tracks[t].name);
+            }
+            out.push('\n');
+        }
+        if d.secret {
+            let _ = writeln!(out, "- Secret: the choice is never revealed publicly");
+        }
+        for (what, f) in [("Then", &d.then), ("On reveal", &d.reveal), ("Answered by the rules", &d.auto)] {
+            if let Some(f) = f {
+                let _ = writeln!(out, "- {what}: {}", function(f));
+            }
+        }
+        if d.skip_if_no_options {
+            let _ = writeln!(out, "- A player with no option is not asked");
+        }
+        out.push('\n');
+    }
+}
+
+fn step_text(r: &Rules, s: &StepInfo) -> String {
+    let mut text = match &s.kind {
+        StepKind::Run(f) => format!("run {}", function(f)),
+        StepKind::Ask(d, who) => {
+            let who = match who {
+                PlayerSel::Current => "the current player".to_string(),
+                PlayerSel::Script(f) => format!("the player {} names", function(f)),
+            };
+            format!("ask {who}: `{}`", r.decisions[*d].name)
+        }
+        StepKind::Commit(d, who) => {
+            let who = match who {
+                PlayersSel::All => "every player".to_string(),
+                PlayersSel::Script(f) => format!("the players {} names", function(f)),
+            };
+            format!("{who} commits in secret: `{}`, then all are revealed", r.decisions[*d].name)
+        }
+        StepKind::Phase(p) => format!("play phase `{}`", r.phases[*p].name),
+        StepKind::Shuffle(z) => format!("shuffle `{}`", r.zones[*z].name),
+        StepKind::Move { from, to, count, deal } => {
+            let (from, to) = (&r.zones[*from].name, &r.zones[*to].name);
+            if *deal {
+                format!("deal {count} from `{from}` to each player's `{to}`")
+            } else {
+                format!("move {count} from `{from}` to `{to}`")
+            }
+        }
+    };
+    if let Some(f) = &s.condition {
+        let _ = write!(text, " (only if {} says so)", function(f));
+    }
+    text
+}
+
+fn phase_text(out: &mut String, r: &Rules, p: &PhaseInfo) {
+    let _ = writeln!(out, "### Phase `{}`\n", p.name);
+    if !p.description.is_empty() {
+        let _ = writeln!(out, "{}\n", p.description);
+    }
+    let repeat = match &p.repeat {
+        Repeat::Once => "once".to_string(),
+        Repeat::Times(n) => format!("{n} times"),
+        Repeat::While(f) => format!("while {} says so", function(f)),
+    };
+    let turns = if p.for_each_player { ", for each player in turn order" } else { "" };
+    let _ = writeln!(out, "Played {repeat}{turns}:\n");
+    for (i, s) in p.steps.iter().enumerate() {
+        let _ = writeln!(out, "{}. {}", i + 1, step_text(r, s));
+    }
+    out.push('\n');
+}
+
+/// The phases in the order a reader meets them: the start phase, then each phase a step enters,
+/// depth first; phases only scripts enter come last, in declaration order.
+fn phase_order(r: &Rules) -> Vec<usize> {
+    let mut order = Vec::new();
+    let mut todo = vec![r.start];
+    while let Some(p) = todo.pop() {
+        if p >= r.phases.len() || order.contains(&p) {
+            continue;
+        }
+        order.push(p);
+        let entered = r.phases[p].steps.iter().filter_map(|s| match s.kind {
+            StepKind::Phase(q) => Some(q),
+            _ => None,
+        });
+        let mut entered: Vec<usize> = entered.collect();
+        entered.reverse();
+        todo.extend(entered);
+    }
+    order.extend((0..r.phases.len()).filter(|p| !order.contains(p)).collect::<Vec<_>>());
+    order
+}
+
+fn flow(out: &mut String, r: &Rules) {
+    let _ = writeln!(out, "## How a game goes\n");
+    if let Some(f) = &r.setup {
+        let _ = writeln!(out, "Setup: {}.\n", function(f));
+    }
+    if let Some(start) = r.phases.get(r.start) {
+        let _ = writeln!(out, "The game plays phase `{}`.\n", start.name);
+    }
+    for p in phase_order(r) {
+        phase_text(out, r, &r.phases[p]);
+    }
+}
+
+fn ending(out: &mut String, r: &Rules) {
+    let _ = writeln!(out, "## The end\n");
+    let score = r.score.map(|t| format!("Scores: track `{}`.", r.tracks[t].name));
+    let winners = match &r.winners {
+        Some(f) => format!("Winners: decided by {}.", function(f)),
+        None if r.score.is_some() => "Winners: the highest score (shared on a tie).".to_string(),
+        None => "Winners: none declared.".to_string(),
+    };
+    let _ = writeln!(out, "{}{winners}", score.map(|s| format!("{s} ")).unwrap_or_default());
+}
