@@ -30,7 +30,7 @@ pub fn markdown(game: &Game) -> String {
     out
 }
 
-fn players_range(r: &Rules) -> String {
+pub(crate) fn players_range(r: &Rules) -> String {
     if r.min_players == r.max_players {
         r.min_players.to_string()
     } else {
@@ -48,7 +48,7 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-fn function(f: &FnRef) -> String {
+pub(crate) fn function(f: &FnRef) -> String {
     format!("script `{}`", f.name)
 }
 
@@ -78,7 +78,7 @@ fn parameters(out: &mut String, r: &Rules) {
 }
 
 /// How many instances of each component type the game starts with, per player count.
-fn component_counts(game: &Game) -> Vec<Vec<(usize, usize)>> {
+pub(crate) fn component_counts(game: &Game) -> Vec<Vec<(usize, usize)>> {
     let r = &game.rules;
     let mut counts = vec![Vec::new(); r.component_types.len()];
     for players in r.min_players..=r.max_players {
@@ -95,7 +95,7 @@ fn component_counts(game: &Game) -> Vec<Vec<(usize, usize)>> {
 }
 
 /// `52`, or `26 (2 players), 39 (3 players)` when the count depends on the players.
-fn count_text(counts: &[(usize, usize)]) -> String {
+pub(crate) fn count_text(counts: &[(usize, usize)]) -> String {
     let distinct: BTreeSet<usize> = counts.iter().map(|c| c.1).collect();
     if distinct.len() <= 1 {
         return distinct.first().map_or("0".to_string(), ToString::to_string);
@@ -137,7 +137,7 @@ fn components(out: &mut String, game: &Game) {
 }
 
 /// Who sees what of a zone, track or var.
-fn who_sees(v: Visibility, per_player: bool, zone: bool) -> &'static str {
+pub(crate) fn who_sees(v: Visibility, per_player: bool, zone: bool) -> &'static str {
     match (v, per_player, zone) {
         (Visibility::Public, _, _) => "everyone",
         (Visibility::Owner, true, true) => "its owner; the others see how many",
@@ -149,7 +149,7 @@ fn who_sees(v: Visibility, per_player: bool, zone: bool) -> &'static str {
     }
 }
 
-fn whose(per_player: bool) -> &'static str {
+pub(crate) fn whose(per_player: bool) -> &'static str {
     if per_player {
         "each player"
     } else {
@@ -157,7 +157,7 @@ fn whose(per_player: bool) -> &'static str {
     }
 }
 
-fn int_spec(i: &IntSpec) -> String {
+pub(crate) fn int_spec(i: &IntSpec) -> String {
     match i {
         IntSpec::Int(n) => n.to_string(),
         IntSpec::Param(p) => format!("`{p}`"),
@@ -309,7 +309,7 @@ fn decisions(out: &mut String, r: &Rules) {
     }
 }
 
-fn step_text(r: &Rules, s: &StepInfo) -> String {
+pub(crate) fn step_text(r: &Rules, s: &StepInfo) -> String {
     let mut text = match &s.kind {
         StepKind::Run(f) => format!("run {}", function(f)),
         StepKind::Ask(d, who) => {

@@ -13,6 +13,7 @@ pub mod bot;
 pub mod convert;
 pub mod def;
 pub mod diag;
+pub mod diff;
 pub mod error;
 pub mod explain;
 pub mod files;

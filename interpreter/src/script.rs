@@ -304,6 +304,11 @@ impl Scripts {
         self.engine.gen_fn_metadata_to_json(false).unwrap_or_default()
     }
 
+    /// The file a script function was (last) defined in.
+    pub fn function_file(&self, name: &str) -> Option<&Path> {
+        self.files.get(name).map(std::path::PathBuf::as_path)
+    }
+
     /// Every script function as `(name, number of parameters)`.
     pub fn function_arities(&self) -> HashSet<(String, usize)> {
         self.ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect()

@@ -35,6 +35,9 @@ pub enum Command {
     /// Print a readable summary of a game (Markdown): parameters, components, zones and who
     /// sees them, tracks, decisions, phases and steps, with the chosen variants and options.
     Explain(ExplainArgs),
+    /// Show what variants and options (or another game folder, such as an edition built on
+    /// this one) change against the game: declarations and script functions.
+    Diff(DiffArgs),
     /// Print the JSON Schema (draft-07) of game or variant files.
     Schema(SchemaArgs),
     /// Print the script API reference (Markdown), generated from the engine.
@@ -46,6 +49,20 @@ pub enum Command {
 pub struct ExplainArgs {
     #[command(flatten)]
     pub game: GameArgs,
+}
+
+/// `rulebook diff`
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The changed game: the base game itself with `--variant` and `--option`, or another
+    /// game folder (also with them), e.g. an edition against its base.
+    #[arg(long, value_name = "GAME")]
+    pub against: Option<String>,
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Which schema.

@@ -59,6 +59,36 @@ fn main() -> ExitCode {
     }
 }
 
+/// `rulebook diff`: the base game as it comes against the configured one (or another folder).
+fn diff(cli: &cli::Cli, args: &cli::DiffArgs) -> Result<ExitCode, String> {
+    let plain = cli::GameArgs { game: args.game.game.clone(), variants: Vec::new(), options: Vec::new() };
+    let base = locate::load(cli, &plain)?;
+    let changed_args = cli::GameArgs {
+        game: args.against.clone().unwrap_or_else(|| args.game.game.clone()),
+        variants: args.game.variants.clone(),
+        options: args.game.options.clone(),
+    };
+    let changed = locate::load(cli, &changed_args)?;
+    let d = rulebook::diff::diff(&base, &changed);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&d).map_err(|e| e.to_string())?);
+    } else {
+        let mut what: Vec<String> = Vec::new();
+        if let Some(other) = &args.against {
+            what.push(other.clone());
+        }
+        what.extend(changed_args.variants.iter().map(|v| format!("--variant {v}")));
+        what.extend(changed_args.options.iter().map(|(k, v)| format!("--option {k}={v}")));
+        let title = if what.is_empty() {
+            format!("{} against itself", args.game.game)
+        } else {
+            format!("{} against {}", what.join(" "), args.game.game)
+        };
+        print!("{}", rulebook::diff::text(&d, &title));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs the command the user gave.
 fn run(cli: &cli::Cli) -> ExitCode {
     let result = match &cli.command {
@@ -72,6 +102,7 @@ fn run(cli: &cli::Cli) -> ExitCode {
             print!("{}", rulebook::explain::markdown(&game));
             ExitCode::SUCCESS
         }),
+        cli::Command::Diff(a) => diff(cli, a),
         cli::Command::Schema(a) => schema(a),
         cli::Command::Api => {
             print!("{}", rulebook::api_doc::markdown());
