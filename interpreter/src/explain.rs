@@ -22,12 +22,83 @@ pub fn markdown(game: &Game) -> String {
     parameters(&mut out, r);
     components(&mut out, game);
     zones(&mut out, r);
+    grids(&mut out, r);
     tracks(&mut out, r);
     vars(&mut out, r);
+    data(&mut out, r);
     decisions(&mut out, r);
     flow(&mut out, r);
     ending(&mut out, r);
+    other_variants(&mut out, r);
     out
+}
+
+fn grids(out: &mut String, r: &Rules) {
+    if r.grids.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "## Grids
+
+| grid | whose | who sees it | size | what it is |
+|---|---|---|---|---|"
+    );
+    for g in &r.grids {
+        let span = |b: Option<(i64, i64)>| b.map_or("unbounded".to_string(), |(a, b)| (b - a + 1).to_string());
+        let mut size = format!("{} rows × {} columns", span(g.rows), span(g.cols));
+        if g.per_cell > 0 {
+            let _ = write!(size, "; at most {} per cell", g.per_cell);
+        }
+        if g.connected {
+            size.push_str("; pieces must touch");
+        }
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} |",
+            g.name,
+            whose(g.per_player),
+            who_sees(g.visible, g.per_player, true),
+            size,
+            cell(&g.description)
+        );
+    }
+    out.push('\n');
+}
+
+/// The game's data: its tables (printed charts and boards) and graphs (maps), by name.
+fn data(out: &mut String, r: &Rules) {
+    if r.tables.is_empty() && r.graphs.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "## Boards and charts
+"
+    );
+    for (name, g) in &r.graphs {
+        let _ = writeln!(out, "- Map `{name}`: {} places, {} connections", g.nodes.len(), g.edges.len());
+    }
+    for (name, t) in &r.tables {
+        let size = match t {
+            crate::Value::List(l) => format!("a list of {} item{}", l.len(), if l.len() == 1 { "" } else { "s" }),
+            crate::Value::Map(m) => format!("{} entr{}", m.len(), if m.len() == 1 { "y" } else { "ies" }),
+            other => format!("the value {other}"),
+        };
+        let _ = writeln!(out, "- Table `{name}`: {size} (read by the scripts)");
+    }
+    out.push('\n');
+}
+
+fn other_variants(out: &mut String, r: &Rules) {
+    let others: Vec<_> = r.available_variants.iter().filter(|v| !r.variants.contains(&v.name)).collect();
+    if others.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n## Other variants\n\nChoose with `--variant NAME`.\n");
+    for v in others {
+        let _ = writeln!(out, "- `{}`: {}", v.name, v.description);
+    }
 }
 
 pub(crate) fn players_range(r: &Rules) -> String {
