@@ -283,12 +283,16 @@ pub struct ZoneDef {
 pub struct TrackDef {
     /// One value per player.
     pub per_player: bool,
-    /// Starting value.
-    pub start: i64,
-    /// Lowest value (moves below are clamped).
-    pub min: Option<i64>,
-    /// Highest value (moves above are clamped).
-    pub max: Option<i64>,
+    /// Starting value: an integer, or the name of an integer parameter (so that a house rule
+    /// changes it with `--option`).
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub start: Option<toml::Value>,
+    /// Lowest value (moves below are clamped): an integer, or an integer parameter's name.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub min: Option<toml::Value>,
+    /// Highest value (moves above are clamped): an integer, or an integer parameter's name.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub max: Option<toml::Value>,
     /// Visibility to other players (`public`, `owner` or `hidden`).
     pub visible: Visibility,
     /// Per-space data, space `i` at index `i - min` (or `i` when no `min`).
@@ -377,10 +381,13 @@ pub struct DecisionDef {
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct SubsetDef {
-    /// Fewest components in a set (default 1).
-    pub min: Option<u32>,
-    /// Most components in a set (default: all candidates).
-    pub max: Option<u32>,
+    /// Fewest components in a set (default 1): a number, or the name of an integer parameter.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub min: Option<toml::Value>,
+    /// Most components in a set (default: all candidates): a number, or the name of an integer
+    /// parameter.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub max: Option<toml::Value>,
     /// Properties every component of a set shares (e.g. `["suit"]`).
     pub same: Vec<String>,
     /// Properties no two components of a set share (e.g. `["rank"]`).

@@ -148,7 +148,7 @@ fn declarations(game: &Game) -> IndexMap<String, String> {
         let text = format!(
             "{}; starts at {}; range {range}; seen by {}",
             whose(t.per_player),
-            t.start,
+            int_spec(&t.start),
             who_sees(t.visible, t.per_player, false)
         );
         d.insert(format!("track `{}`", t.name), text);

@@ -282,7 +282,7 @@ fn tracks(out: &mut String, r: &Rules) {
             "| `{}` | {} | {} | {} | {} | {} |",
             t.name,
             whose(t.per_player),
-            t.start,
+            int_spec(&t.start),
             range,
             who_sees(t.visible, t.per_player, false),
             cell(&t.description)

@@ -23,6 +23,7 @@ pub mod grid;
 pub mod grid_text;
 pub mod leak;
 pub mod lint;
+pub mod lint_numbers;
 pub mod load;
 pub mod log;
 pub mod rng;

@@ -173,6 +173,8 @@ pub fn lint(game: &Game) -> Vec<Diagnostic> {
             out.push(Diagnostic::warning("W0005", format!("script function `{name}` is never called")).at(location));
         }
     }
+    out.extend(crate::lint_numbers::numbers_in_scripts(game));
+    out.extend(crate::lint_numbers::unread_params(game));
     out
 }
 

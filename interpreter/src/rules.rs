@@ -125,7 +125,7 @@ pub struct TrackInfo {
     /// One value per player.
     pub per_player: bool,
     /// Start value.
-    pub start: i64,
+    pub start: IntSpec,
     /// Bounds.
     pub min: Option<i64>,
     /// Bounds.

@@ -337,7 +337,8 @@ impl State {
     pub fn new(rules: &Rules, players: usize, seed: u64) -> Result<State, String> {
         let slots = |per_player: bool| if per_player { players } else { 1 };
         let zones = rules.zones.iter().map(|z| vec![ZoneSlot::default(); slots(z.per_player)]).collect();
-        let tracks = rules.tracks.iter().map(|t| vec![t.start; slots(t.per_player)]).collect();
+        let tracks =
+            rules.tracks.iter().map(|t| vec![t.start.get(&rules.params, players); slots(t.per_player)]).collect();
         let vars = rules.vars.iter().map(|v| vec![v.default.clone(); slots(v.per_player)]).collect();
         let grids = rules.grids.iter().map(|g| vec![GridSlot::default(); slots(g.per_player)]).collect();
         let mut state = State {

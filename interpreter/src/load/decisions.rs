@@ -35,13 +35,36 @@ impl Loader {
             }
             let subset = d.subset.as_ref().map(|sd| {
                 let loc = self.key("decisions", name);
+                // A bound is a number or an integer parameter's value in force.
+                let bound = |v: &Option<toml::Value>| -> Result<Option<i64>, String> {
+                    match v {
+                        None => Ok(None),
+                        Some(toml::Value::Integer(i)) => Ok(Some(*i)),
+                        Some(toml::Value::String(p)) => r
+                            .params
+                            .get(p)
+                            .and_then(|p| p.value.as_int())
+                            .map(Some)
+                            .ok_or_else(|| format!("`{p}` is not an integer parameter")),
+                        Some(other) => Err(format!("`{other}` is not a number or a parameter's name")),
+                    }
+                };
+                let (min, max) = match (bound(&sd.min), bound(&sd.max)) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    (Err(e), _) | (_, Err(e)) => {
+                        self.error_at("E0360", format!("decision `{name}`: subset bound {e}"), loc.clone());
+                        (None, None)
+                    }
+                };
                 let problem = if d.from.is_none() {
                     Some("`subset` chooses among the components of `from`: add `from`".to_string())
                 } else if d.follow.is_some() || d.contest.is_some() {
                     Some("`subset` cannot be combined with `follow` or `contest`, which judge single components".into())
-                } else if sd.min.zip(sd.max).is_some_and(|(a, b)| a > b) {
+                } else if min.zip(max).is_some_and(|(a, b)| a > b) {
                     Some("`subset.min` is larger than `subset.max`".into())
-                } else if sd.max == Some(0) {
+                } else if min.is_some_and(|m| m < 0) {
+                    Some("`subset.min` must not be negative".into())
+                } else if max.is_some_and(|m| m < 1) {
                     Some("`subset.max` must be at least 1".into())
                 } else if sd.order.is_some() && sd.consecutive.is_none() {
                     Some("`subset.order` orders the values of `consecutive`: add `consecutive`".into())
@@ -53,8 +76,8 @@ impl Loader {
                 }
                 let order = sd.order.as_ref().map(|o| o.iter().filter_map(|v| Value::from_toml(v).ok()).collect());
                 crate::rules::Subset {
-                    min: sd.min.unwrap_or(1) as usize,
-                    max: sd.max.map_or(usize::MAX, |m| m as usize),
+                    min: min.unwrap_or(1).max(0) as usize,
+                    max: max.map_or(usize::MAX, |m| m.max(1) as usize),
                     same: sd.same.clone(),
                     distinct: sd.distinct.clone(),
                     consecutive: sd.consecutive.clone().map(|c| (c, order)),

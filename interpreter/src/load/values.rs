@@ -4,7 +4,7 @@
 use super::resolve::ScriptFns;
 use super::Loader;
 use crate::def::{self, GameFile};
-use crate::rules::{Rules, TrackInfo, VarInfo};
+use crate::rules::{IntSpec, Rules, TrackInfo, VarInfo};
 use crate::value::Value;
 
 impl Loader {
@@ -23,14 +23,50 @@ impl Loader {
             r.tracks.push(TrackInfo {
                 name: name.clone(),
                 per_player: t.per_player,
-                start: t.start,
-                min: t.min,
-                max: t.max,
+                start: match &t.start {
+                    None => IntSpec::Int(0),
+                    Some(toml::Value::Integer(i)) => IntSpec::Int(*i),
+                    Some(toml::Value::String(p)) if r.params.get(p).is_some_and(|p| p.value.as_int().is_some()) => {
+                        IntSpec::Param(p.clone())
+                    }
+                    Some(other) => {
+                        let loc = self.key("tracks", name);
+                        self.error_at(
+                            "E0315",
+                            format!("track `{name}`: `start` must be an integer or the name of an integer parameter, not `{other}`"),
+                            loc,
+                        );
+                        IntSpec::Int(0)
+                    }
+                },
+                min: self.track_bound(r, name, "min", t.min.as_ref()),
+                max: self.track_bound(r, name, "max", t.max.as_ref()),
                 visible: t.visible,
                 spaces,
                 space_label: t.space_label.clone(),
                 description: t.description.clone().unwrap_or_default(),
             });
+        }
+    }
+
+    /// A track's `min` or `max`: an integer, or the value in force of an integer parameter.
+    fn track_bound(&mut self, r: &Rules, name: &str, key: &str, v: Option<&toml::Value>) -> Option<i64> {
+        match v? {
+            toml::Value::Integer(i) => Some(*i),
+            toml::Value::String(p) if r.params.get(p).is_some_and(|p| p.value.as_int().is_some()) => {
+                r.params.get(p).and_then(|p| p.value.as_int())
+            }
+            other => {
+                let loc = self.key("tracks", name);
+                self.error_at(
+                    "E0315",
+                    format!(
+                        "track `{name}`: `{key}` must be an integer or the name of an integer parameter, not `{other}`"
+                    ),
+                    loc,
+                );
+                None
+            }
         }
     }
 

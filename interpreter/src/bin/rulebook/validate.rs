@@ -51,6 +51,7 @@ fn load_all(folder: &Path) -> (Vec<Diagnostic>, Vec<Setup>) {
         }
         diags.extend(rulebook::lint::lint_variant(folder, &v.name));
         if let Some(g) = loaded.game {
+            diags.extend(rulebook::lint_numbers::numbers_in_variant_scripts(&game, &g));
             setups.push(Setup { variants: vec![v.name.clone()], game: g });
         }
     }
