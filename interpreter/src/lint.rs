@@ -175,6 +175,7 @@ pub fn lint(game: &Game) -> Vec<Diagnostic> {
     }
     out.extend(crate::lint_numbers::numbers_in_scripts(game));
     out.extend(crate::lint_numbers::unread_params(game));
+    out.extend(crate::lint_numbers::overwritten_starts(game));
     out
 }
 

@@ -4,6 +4,7 @@
 //! on that line or alone on the line above: `// number: width of the city column`.
 
 use crate::diag::{locate_in, Diagnostic};
+use crate::rules::IntSpec;
 use crate::Game;
 use std::path::Path;
 
@@ -146,6 +147,68 @@ pub fn numbers_in_variant_scripts(base: &Game, with: &Game) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// W0010 for every track or var whose declared start (a track's non-zero `start`, a var's
+/// non-empty `default`) the `[flow] setup` script overwrites unconditionally (a `game.set_track("NAME", ...)` or `game.set_var("NAME", ...)` statement
+/// at the top level of its body): editing the declaration would change nothing.
+pub fn overwritten_starts(game: &Game) -> Vec<Diagnostic> {
+    let r = &game.rules;
+    let Some(setup) = &r.setup else { return Vec::new() };
+    let Some(path) = game.scripts.function_file(&setup.name) else { return Vec::new() };
+    let Some(file) = game.sources.files().iter().rev().find(|f| f.path == path) else { return Vec::new() };
+    let Some(body) = crate::diff::function_source(&file.text, &setup.name) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (call, name) in top_level_sets(&body) {
+        let (declared, section) = if call == "set_track" {
+            let declared = r.tracks.iter().find(|t| t.name == name).is_some_and(|t| t.start != IntSpec::Int(0));
+            (declared, "tracks")
+        } else {
+            // An empty default (`""`, `[]`) only says what kind of value the var holds.
+            let placeholder = |v: &crate::Value| match v {
+                crate::Value::Unit => true,
+                crate::Value::Str(s) => s.is_empty(),
+                crate::Value::List(l) => l.is_empty(),
+                crate::Value::Map(m) => m.is_empty(),
+                _ => false,
+            };
+            let declared = r.vars.iter().find(|v| v.name == name).is_some_and(|v| !placeholder(&v.default));
+            (declared, "vars")
+        };
+        if declared {
+            out.push(
+                Diagnostic::warning(
+                    "W0010",
+                    format!("`{}` sets {} `{name}` unconditionally: its declared start is never used", setup.name, &section[..section.len() - 1]),
+                )
+                .at(game.sources.locate_key(section, &name))
+                .help("declare the start the game really has (a parameter, if a house rule may change it) and drop the setup line, or drop the declared start"),
+            );
+        }
+    }
+    out
+}
+
+/// The `game.set_track("NAME"` / `game.set_var("NAME"` calls at the top level of a function
+/// body (inside its braces but no deeper), as `(call, name)`.
+fn top_level_sets(body: &str) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    for line in body.lines() {
+        let code = line.split("//").next().unwrap_or_default();
+        if depth == 1 {
+            for call in ["set_track", "set_var"] {
+                let needle = format!("game.{call}(\"");
+                if let Some(at) = code.trim_start().strip_prefix(&needle) {
+                    if let Some(end) = at.find('"') {
+                        out.push((call, at[..end].to_string()));
+                    }
+                }
+            }
+        }
+        depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;
+    }
+    out
+}
+
 /// W0009 for every parameter that no declaration and no script reads.
 pub fn unread_params(game: &Game) -> Vec<Diagnostic> {
     let texts: Vec<(&Path, &str)> = game.sources.files().iter().map(|f| (f.path.as_path(), f.text.as_str())).collect();
@@ -202,6 +265,12 @@ let u = \"ü\" + 6;"
         for cut in ["`${", "`$", "\"", "'", "/*", "`${ 3", "`é"] {
             let _ = numbers(cut);
         }
+    }
+
+    #[test]
+    fn only_top_level_sets_of_a_body_count() {
+        let body = "fn setup(game) {\n    game.set_track(\"money\", 5);\n    if x { game.set_var(\"a\", 1); }\n    for p in 0..2 {\n        game.set_var(\"b\", p, 1);\n    }\n    game.set_var(\"c\", 2); // done\n}\n";
+        assert_eq!(super::top_level_sets(body), [("set_track", "money".to_string()), ("set_var", "c".to_string())]);
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub const MAX_DECISIONS: u64 = 1_000_000;
 pub const MAX_STEPS: u64 = 10_000_000;
 
 /// An integer written in TOML, or the name of an integer parameter.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IntSpec {
     /// A literal.
     Int(i64),

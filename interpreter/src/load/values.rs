@@ -31,11 +31,7 @@ impl Loader {
                     }
                     Some(other) => {
                         let loc = self.key("tracks", name);
-                        self.error_at(
-                            "E0315",
-                            format!("track `{name}`: `start` must be an integer or the name of an integer parameter, not `{other}`"),
-                            loc,
-                        );
+                        self.error_at("E0315", format!("track `{name}`: `start` {}", not_int_or_param(r, other)), loc);
                         IntSpec::Int(0)
                     }
                 },
@@ -58,13 +54,7 @@ impl Loader {
             }
             other => {
                 let loc = self.key("tracks", name);
-                self.error_at(
-                    "E0315",
-                    format!(
-                        "track `{name}`: `{key}` must be an integer or the name of an integer parameter, not `{other}`"
-                    ),
-                    loc,
-                );
+                self.error_at("E0315", format!("track `{name}`: `{key}` {}", not_int_or_param(r, other)), loc);
                 None
             }
         }
@@ -108,5 +98,14 @@ impl Loader {
                 }
             }
         }
+    }
+}
+
+/// Why a value is not an integer or an integer parameter's name.
+fn not_int_or_param(r: &Rules, v: &toml::Value) -> String {
+    match v.as_str() {
+        Some(p) if r.params.contains_key(p) => format!("names parameter `{p}`, which is not an integer"),
+        Some(p) => format!("names `{p}`, which is not a declared parameter"),
+        None => format!("must be an integer or the name of an integer parameter, not `{v}`"),
     }
 }

@@ -79,11 +79,16 @@ pub fn run(cli: &Cli, args: &ListArgs) -> Result<ExitCode, String> {
             continue;
         }
         println!("{:<28} {} — {}–{} players", e.name, e.title, e.min_players, e.max_players);
-        for v in &e.variants {
-            println!("    --variant {:<20} {}", v.name, v.description);
-        }
-        for p in &e.params {
-            println!("    --option {}={:<14} {}", p.name, p.default.to_string(), p.description);
+        // One column for the flags of a game, as wide as its longest.
+        let flags: Vec<(String, &str)> = e
+            .variants
+            .iter()
+            .map(|v| (format!("--variant {}", v.name), v.description.as_str()))
+            .chain(e.params.iter().map(|p| (format!("--option {}={}", p.name, p.default), p.description.as_str())))
+            .collect();
+        let width = flags.iter().map(|(f, _)| f.chars().count()).max().unwrap_or(0);
+        for (flag, description) in flags {
+            println!("    {flag:<width$}  {description}");
         }
     }
     Ok(ExitCode::SUCCESS)
