@@ -12,9 +12,17 @@ struct Entry {
     title: String,
     min_players: usize,
     max_players: usize,
-    variants: Vec<rulebook::rules::VariantInfo>,
+    variants: Vec<Variant>,
     params: Vec<Param>,
     error: Option<String>,
+}
+
+/// A variant, with the parameters it adds to the game.
+#[derive(Serialize)]
+struct Variant {
+    name: String,
+    description: String,
+    params: Vec<Param>,
 }
 
 #[derive(Serialize)]
@@ -22,6 +30,21 @@ struct Param {
     name: String,
     default: rulebook::Value,
     description: String,
+}
+
+/// The parameters of `r` that `keep` accepts, in declaration order.
+fn params(r: &rulebook::rules::Rules, keep: impl Fn(&str) -> bool) -> Vec<Param> {
+    r.params
+        .iter()
+        .filter(|(k, _)| keep(k))
+        .map(|(k, p)| Param { name: k.clone(), default: p.value.clone(), description: p.description.clone() })
+        .collect()
+}
+
+/// The parameters a variant declares that the base game does not have.
+fn variant_params(folder: &std::path::Path, variant: &str, base: &rulebook::rules::Rules) -> Vec<Param> {
+    let loaded = load_game(folder, &LoadOptions { variants: vec![variant.to_string()], options: vec![] });
+    loaded.game.map(|g| params(&g.rules, |k| !base.params.contains_key(k))).unwrap_or_default()
 }
 
 pub fn run(cli: &Cli, args: &ListArgs) -> Result<ExitCode, String> {
@@ -41,16 +64,16 @@ pub fn run(cli: &Cli, args: &ListArgs) -> Result<ExitCode, String> {
                     title: r.title.clone(),
                     min_players: r.min_players,
                     max_players: r.max_players,
-                    variants: r.available_variants.clone(),
-                    params: r
-                        .params
+                    variants: r
+                        .available_variants
                         .iter()
-                        .map(|(k, p)| Param {
-                            name: k.clone(),
-                            default: p.value.clone(),
-                            description: p.description.clone(),
+                        .map(|v| Variant {
+                            name: v.name.clone(),
+                            description: v.description.clone(),
+                            params: variant_params(&folder, &v.name, r),
                         })
                         .collect(),
+                    params: params(r, |_| true),
                     error: None,
                 }
             }
@@ -80,12 +103,14 @@ pub fn run(cli: &Cli, args: &ListArgs) -> Result<ExitCode, String> {
         }
         println!("{:<28} {} — {}–{} players", e.name, e.title, e.min_players, e.max_players);
         // One column for the flags of a game, as wide as its longest.
-        let flags: Vec<(String, &str)> = e
-            .variants
-            .iter()
-            .map(|v| (format!("--variant {}", v.name), v.description.as_str()))
-            .chain(e.params.iter().map(|p| (format!("--option {}={}", p.name, p.default), p.description.as_str())))
-            .collect();
+        let option =
+            |p: &Param, indent: &str| (format!("{indent}--option {}={}", p.name, p.default), p.description.clone());
+        let mut flags: Vec<(String, String)> = Vec::new();
+        for v in &e.variants {
+            flags.push((format!("--variant {}", v.name), v.description.clone()));
+            flags.extend(v.params.iter().map(|p| option(p, "  ")));
+        }
+        flags.extend(e.params.iter().map(|p| option(p, "")));
         let width = flags.iter().map(|(f, _)| f.chars().count()).max().unwrap_or(0);
         for (flag, description) in flags {
             println!("    {flag:<width$}  {description}");
