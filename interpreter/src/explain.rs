@@ -66,6 +66,9 @@ fn grids(out: &mut String, r: &Rules) {
     out.push('\n');
 }
 
+/// The longest table text shown whole.
+const MAX_TABLE_TEXT: usize = 160;
+
 /// The game's data: its tables (printed charts and boards) and graphs (maps), by name.
 fn data(out: &mut String, r: &Rules) {
     if r.tables.is_empty() && r.graphs.is_empty() {
@@ -80,12 +83,18 @@ fn data(out: &mut String, r: &Rules) {
         let _ = writeln!(out, "- Map `{name}`: {} places, {} connections", g.nodes.len(), g.edges.len());
     }
     for (name, t) in &r.tables {
-        let size = match t {
-            crate::Value::List(l) => format!("a list of {} item{}", l.len(), if l.len() == 1 { "" } else { "s" }),
-            crate::Value::Map(m) => format!("{} entr{}", m.len(), if m.len() == 1 { "y" } else { "ies" }),
-            other => format!("the value {other}"),
+        // A short table is shown whole (the numbers a house rule may edit); a long one by size.
+        let text = t.to_string();
+        let shown = if text.chars().count() <= MAX_TABLE_TEXT {
+            format!("`{text}`")
+        } else {
+            match t {
+                crate::Value::List(l) => format!("a list of {} item{}", l.len(), if l.len() == 1 { "" } else { "s" }),
+                crate::Value::Map(m) => format!("{} entr{}", m.len(), if m.len() == 1 { "y" } else { "ies" }),
+                other => format!("the value {other}"),
+            }
         };
-        let _ = writeln!(out, "- Table `{name}`: {size} (read by the scripts)");
+        let _ = writeln!(out, "- Table `{name}`: {shown} (read by the scripts)");
     }
     out.push('\n');
 }
