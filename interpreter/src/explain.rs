@@ -110,6 +110,7 @@ fn other_variants(out: &mut String, r: &Rules) {
     }
 }
 
+/// `2–5`, or `2` when the game has one player count.
 pub(crate) fn players_range(r: &Rules) -> String {
     if r.min_players == r.max_players {
         r.min_players.to_string()
@@ -128,6 +129,7 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
+/// How a summary names a script function.
 pub(crate) fn function(f: &FnRef) -> String {
     format!("script `{}`", f.name)
 }
@@ -229,6 +231,7 @@ pub(crate) fn who_sees(v: Visibility, per_player: bool, zone: bool) -> &'static 
     }
 }
 
+/// `shared` or `each player`.
 pub(crate) fn whose(per_player: bool) -> &'static str {
     if per_player {
         "each player"
@@ -237,6 +240,7 @@ pub(crate) fn whose(per_player: bool) -> &'static str {
     }
 }
 
+/// An integer as declared: a number, a parameter's name, or the number of players.
 pub(crate) fn int_spec(i: &IntSpec) -> String {
     match i {
         IntSpec::Int(n) => n.to_string(),
@@ -389,6 +393,7 @@ fn decisions(out: &mut String, r: &Rules) {
     }
 }
 
+/// One step of a phase in words.
 pub(crate) fn step_text(r: &Rules, s: &StepInfo) -> String {
     let mut text = match &s.kind {
         StepKind::Run(f) => format!("run {}", function(f)),
