@@ -4,7 +4,9 @@
 //! and visibility, a phase's steps...); script functions by their source text, with a unified
 //! diff of each one replaced.
 
-use crate::explain::{component_counts, count_text, function, int_spec, step_text, who_sees, whose};
+use crate::explain::{
+    component_counts, count_text, function, int_spec, param_allowed, range_text, step_text, who_sees, whose,
+};
 use crate::rules::{OptionSource, Repeat, Rules};
 use crate::Game;
 use indexmap::IndexMap;
@@ -107,16 +109,9 @@ fn declarations(game: &Game) -> IndexMap<String, String> {
     d.insert("game title".to_string(), r.title.clone());
     d.insert("game players".to_string(), crate::explain::players_range(r));
     for (name, p) in &r.params {
-        let range = match (p.min, p.max, &p.choices) {
-            (_, _, Some(c)) => {
-                format!(" (one of {})", c.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))
-            }
-            (Some(a), Some(b), None) => format!(" ({a} to {b})"),
-            (Some(a), None, None) => format!(" (at least {a})"),
-            (None, Some(b), None) => format!(" (at most {b})"),
-            (None, None, None) => String::new(),
-        };
-        d.insert(format!("param `{name}`"), format!("{}{range}", p.value));
+        let allowed = param_allowed(p);
+        let text = if allowed == "any" { p.value.to_string() } else { format!("{} ({allowed})", p.value) };
+        d.insert(format!("param `{name}`"), text);
     }
     let counts = component_counts(game);
     for (kind, t) in r.component_types.iter().enumerate() {
@@ -140,11 +135,7 @@ fn declarations(game: &Game) -> IndexMap<String, String> {
         d.insert(format!("zone `{}`", z.name), text);
     }
     for t in &r.tracks {
-        let range = format!(
-            "{}..{}",
-            t.min.map_or(String::new(), |m| m.to_string()),
-            t.max.map_or(String::new(), |m| m.to_string())
-        );
+        let range = range_text(t.min, t.max);
         let text = format!(
             "{}; starts at {}; range {range}; seen by {}",
             whose(t.per_player),
@@ -296,21 +287,14 @@ fn closing_brace(code: &str) -> Option<usize> {
     let (mut depth, mut i) = (0i32, 0usize);
     let mut opened = false;
     while i < bytes.len() {
+        if let Some(end) = crate::lint_numbers::past_comment(code, i) {
+            i = end;
+            continue;
+        }
         match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                i = code[i..].find('\n').map_or(bytes.len(), |n| i + n);
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = code[i + 2..].find("*/").map_or(bytes.len(), |n| i + 2 + n + 1);
-            }
-            q @ (b'"' | b'`' | b'\'') => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != q {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
+            b'"' | b'`' | b'\'' => {
+                i = crate::lint_numbers::skip_quoted(bytes, i);
+                continue;
             }
             b'{' => {
                 depth += 1;

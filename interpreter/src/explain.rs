@@ -110,6 +110,24 @@ fn other_variants(out: &mut String, r: &Rules) {
     }
 }
 
+/// `1 to 30`, `at least 1`, `at most 5`, or `any`.
+pub(crate) fn range_text(min: Option<i64>, max: Option<i64>) -> String {
+    match (min, max) {
+        (Some(a), Some(b)) => format!("{a} to {b}"),
+        (Some(a), None) => format!("at least {a}"),
+        (None, Some(b)) => format!("at most {b}"),
+        (None, None) => "any".to_string(),
+    }
+}
+
+/// The values a parameter accepts: its choices, else its range.
+pub(crate) fn param_allowed(p: &crate::rules::ParamInfo) -> String {
+    match &p.choices {
+        Some(c) => c.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "),
+        None => range_text(p.min, p.max),
+    }
+}
+
 /// `2–5`, or `2` when the game has one player count.
 pub(crate) fn players_range(r: &Rules) -> String {
     if r.min_players == r.max_players {
@@ -141,13 +159,7 @@ fn parameters(out: &mut String, r: &Rules) {
     let _ = writeln!(out, "## Parameters\n\nSet with `--option NAME=VALUE` or in a variant file.\n");
     let _ = writeln!(out, "| parameter | value | allowed | what it is |\n|---|---|---|---|");
     for (name, p) in &r.params {
-        let allowed = match (&p.choices, p.min, p.max) {
-            (Some(c), _, _) => c.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "),
-            (None, Some(a), Some(b)) => format!("{a} to {b}"),
-            (None, Some(a), None) => format!("at least {a}"),
-            (None, None, Some(b)) => format!("at most {b}"),
-            (None, None, None) => "any".to_string(),
-        };
+        let allowed = param_allowed(p);
         let _ = writeln!(
             out,
             "| `{name}` | {} | {} | {} |",
@@ -284,12 +296,7 @@ fn tracks(out: &mut String, r: &Rules) {
         "## Tracks\n\n| track | whose | starts at | range | who sees it | what it is |\n|---|---|---|---|---|---|"
     );
     for t in &r.tracks {
-        let range = match (t.min, t.max) {
-            (Some(a), Some(b)) => format!("{a} to {b}"),
-            (Some(a), None) => format!("at least {a}"),
-            (None, Some(b)) => format!("at most {b}"),
-            (None, None) => "any".to_string(),
-        };
+        let range = range_text(t.min, t.max);
         let _ = writeln!(
             out,
             "| `{}` | {} | {} | {} | {} | {} |",

@@ -4,7 +4,7 @@
 
 use crate::diag::{locate_in, Diagnostic};
 use crate::rules::{FnRef, OptionSource, PlayerSel, PlayersSel, Repeat, Rules, StepKind};
-use crate::{load_game, Game, LoadOptions};
+use crate::Game;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -202,10 +202,9 @@ fn variant_files(folder: &Path) -> Vec<String> {
     out
 }
 
-/// A warning if applying `variant` to the game in `folder` changes nothing.
-pub fn lint_variant(folder: &Path, variant: &str) -> Option<Diagnostic> {
-    let base = load_game(folder, &LoadOptions::default()).game?;
-    let with = load_game(folder, &LoadOptions { variants: vec![variant.to_string()], options: vec![] }).game?;
+/// A warning if applying `variant` to the game in `folder` changes nothing (`base` is the game
+/// as it comes, `with` the game with the variant applied).
+pub fn lint_variant(folder: &Path, variant: &str, base: &Game, with: &Game) -> Option<Diagnostic> {
     let fingerprint = |g: &Game| {
         let mut r = (*g.rules).clone();
         r.variants.clear();
@@ -214,7 +213,7 @@ pub fn lint_variant(folder: &Path, variant: &str) -> Option<Diagnostic> {
         let texts: Vec<String> = script_texts(g).iter().map(|(_, t)| t.to_string()).collect();
         format!("{r:?}{fns:?}{texts:?}")
     };
-    (fingerprint(&base) == fingerprint(&with)).then(|| {
+    (fingerprint(base) == fingerprint(with)).then(|| {
         let path = folder.join("variants").join(format!("{variant}.toml"));
         Diagnostic::warning("W0006", format!("variant `{variant}` changes nothing"))
             .at(Some(crate::diag::Location { file: path, line: 1, column: 1 }))

@@ -35,9 +35,11 @@ fn scan(code: &str, base: usize, out: &mut Vec<Literal>) {
     let b = code.as_bytes();
     let mut i = 0;
     while i < b.len() {
+        if let Some(end) = past_comment(code, i) {
+            i = end;
+            continue;
+        }
         match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => i = code[i..].find('\n').map_or(b.len(), |n| i + n),
-            b'/' if b.get(i + 1) == Some(&b'*') => i = code[i + 2..].find("*/").map_or(b.len(), |n| i + 4 + n),
             b'"' | b'\'' => i = skip_quoted(b, i),
             b'`' => i = template(code, base, i, out),
             c if c.is_ascii_digit() && (i == 0 || !is_name_byte(b[i - 1])) => {
@@ -65,8 +67,19 @@ fn is_name_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'$'
 }
 
-/// The index just past a string or character literal starting at `i`.
-fn skip_quoted(b: &[u8], i: usize) -> usize {
+/// Where a comment that starts at `i` ends (the line's end for `//`, just past `*/` for
+/// `/*`), or `None` if none starts there. Shared with [`crate::diff`]'s function finder.
+pub(crate) fn past_comment(code: &str, i: usize) -> Option<usize> {
+    let b = code.as_bytes();
+    match (b.get(i), b.get(i + 1)) {
+        (Some(b'/'), Some(b'/')) => Some(code[i..].find('\n').map_or(b.len(), |n| i + n)),
+        (Some(b'/'), Some(b'*')) => Some(code[i + 2..].find("*/").map_or(b.len(), |n| i + 4 + n)),
+        _ => None,
+    }
+}
+
+/// The index just past a string, template or character literal starting at `i` (its quote).
+pub(crate) fn skip_quoted(b: &[u8], i: usize) -> usize {
     let q = b[i];
     let mut j = i + 1;
     while j < b.len() && b[j] != q {

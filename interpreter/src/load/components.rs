@@ -26,13 +26,11 @@ impl Loader {
                 per_player: z.per_player,
                 ordered: z.ordered.unwrap_or(true),
                 visible: z.visible,
-                capacity: z.capacity.as_ref().and_then(|c| match c {
-                    toml::Value::Integer(i) if *i >= 0 => Some(IntSpec::Int(*i)),
-                    toml::Value::String(s) if s == "players" => Some(IntSpec::Players),
-                    toml::Value::String(p) if r.params.get(p).is_some_and(|p| p.value.as_int().is_some()) => {
-                        Some(IntSpec::Param(p.clone()))
-                    }
-                    other => {
+                capacity: z.capacity.as_ref().and_then(|c| match (c, super::params::int_or_param(r, c)) {
+                    (toml::Value::String(s), _) if s == "players" => Some(IntSpec::Players),
+                    (_, Ok(IntSpec::Int(i))) if i >= 0 => Some(IntSpec::Int(i)),
+                    (_, Ok(spec @ IntSpec::Param(_))) => Some(spec),
+                    (other, _) => {
                         let loc = self.key("zones", name);
                         self.error_at("E0314", format!("zone `{name}`: `capacity` must be a non-negative integer, \"players\" or an integer parameter, not `{other}`"), loc);
                         None

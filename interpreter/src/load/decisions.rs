@@ -36,26 +36,13 @@ impl Loader {
             let subset = d.subset.as_ref().map(|sd| {
                 let loc = self.key("decisions", name);
                 // A bound is a number or an integer parameter's value in force.
-                let bound = |v: &Option<toml::Value>| -> Result<Option<i64>, String> {
-                    match v {
-                        None => Ok(None),
-                        Some(toml::Value::Integer(i)) => Ok(Some(*i)),
-                        Some(toml::Value::String(p)) => r
-                            .params
-                            .get(p)
-                            .and_then(|p| p.value.as_int())
-                            .map(Some)
-                            .ok_or_else(|| format!("`{p}` is not an integer parameter")),
-                        Some(other) => Err(format!("`{other}` is not a number or a parameter's name")),
-                    }
+                let mut bound = |key: &str, v: &Option<toml::Value>| {
+                    let spec = super::params::int_or_param(r, v.as_ref()?).map_err(|e| {
+                        self.error_at("E0360", format!("decision `{name}`: `subset.{key}` {e}"), loc.clone());
+                    });
+                    spec.ok().map(|s| s.get(&r.params, 0))
                 };
-                let (min, max) = match (bound(&sd.min), bound(&sd.max)) {
-                    (Ok(a), Ok(b)) => (a, b),
-                    (Err(e), _) | (_, Err(e)) => {
-                        self.error_at("E0360", format!("decision `{name}`: subset bound {e}"), loc.clone());
-                        (None, None)
-                    }
-                };
+                let (min, max) = (bound("min", &sd.min), bound("max", &sd.max));
                 let problem = if d.from.is_none() {
                     Some("`subset` chooses among the components of `from`: add `from`".to_string())
                 } else if d.follow.is_some() || d.contest.is_some() {

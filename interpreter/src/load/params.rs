@@ -3,7 +3,7 @@
 
 use super::{LoadOptions, Loader};
 use crate::def::GameFile;
-use crate::rules::{unknown, ParamInfo, Rules};
+use crate::rules::{unknown, IntSpec, ParamInfo, Rules};
 use crate::value::Value;
 
 impl Loader {
@@ -101,4 +101,19 @@ fn check_param(v: &Value, min: Option<i64>, max: Option<i64>, choices: Option<&[
         }
     }
     Ok(())
+}
+
+/// An integer a declaration may take from a parameter: a number, or the name of an integer
+/// parameter (so that `--option` and variants reach it). The error says what the value is
+/// instead, to follow "`KEY` ".
+pub(super) fn int_or_param(r: &Rules, v: &toml::Value) -> Result<IntSpec, String> {
+    match v {
+        toml::Value::Integer(i) => Ok(IntSpec::Int(*i)),
+        toml::Value::String(p) => match r.params.get(p) {
+            Some(info) if info.value.as_int().is_some() => Ok(IntSpec::Param(p.clone())),
+            Some(_) => Err(format!("names parameter `{p}`, which is not an integer")),
+            None => Err(format!("names `{p}`, which is not a declared parameter")),
+        },
+        other => Err(format!("must be an integer or the name of an integer parameter, not `{other}`")),
+    }
 }

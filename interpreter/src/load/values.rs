@@ -1,6 +1,7 @@
 //! The values a game keeps besides components: tracks (numbers with bounds and per-space data),
 //! vars (free values, maybe derived by a script) and read-only data tables.
 
+use super::params::int_or_param;
 use super::resolve::ScriptFns;
 use super::Loader;
 use crate::def::{self, GameFile};
@@ -23,20 +24,9 @@ impl Loader {
             r.tracks.push(TrackInfo {
                 name: name.clone(),
                 per_player: t.per_player,
-                start: match &t.start {
-                    None => IntSpec::Int(0),
-                    Some(toml::Value::Integer(i)) => IntSpec::Int(*i),
-                    Some(toml::Value::String(p)) if r.params.get(p).is_some_and(|p| p.value.as_int().is_some()) => {
-                        IntSpec::Param(p.clone())
-                    }
-                    Some(other) => {
-                        let loc = self.key("tracks", name);
-                        self.error_at("E0315", format!("track `{name}`: `start` {}", not_int_or_param(r, other)), loc);
-                        IntSpec::Int(0)
-                    }
-                },
-                min: self.track_bound(r, name, "min", t.min.as_ref()),
-                max: self.track_bound(r, name, "max", t.max.as_ref()),
+                start: self.track_int(r, name, "start", t.start.as_ref()).unwrap_or(IntSpec::Int(0)),
+                min: self.track_int(r, name, "min", t.min.as_ref()).map(|m| m.get(&r.params, 0)),
+                max: self.track_int(r, name, "max", t.max.as_ref()).map(|m| m.get(&r.params, 0)),
                 visible: t.visible,
                 spaces,
                 space_label: t.space_label.clone(),
@@ -45,19 +35,14 @@ impl Loader {
         }
     }
 
-    /// A track's `min` or `max`: an integer, or the value in force of an integer parameter.
-    fn track_bound(&mut self, r: &Rules, name: &str, key: &str, v: Option<&toml::Value>) -> Option<i64> {
-        match v? {
-            toml::Value::Integer(i) => Some(*i),
-            toml::Value::String(p) if r.params.get(p).is_some_and(|p| p.value.as_int().is_some()) => {
-                r.params.get(p).and_then(|p| p.value.as_int())
-            }
-            other => {
+    /// A track's `start`, `min` or `max`: an integer or an integer parameter (E0315 if not).
+    fn track_int(&mut self, r: &Rules, name: &str, key: &str, v: Option<&toml::Value>) -> Option<IntSpec> {
+        int_or_param(r, v?)
+            .map_err(|e| {
                 let loc = self.key("tracks", name);
-                self.error_at("E0315", format!("track `{name}`: `{key}` {}", not_int_or_param(r, other)), loc);
-                None
-            }
-        }
+                self.error_at("E0315", format!("track `{name}`: `{key}` {e}"), loc);
+            })
+            .ok()
     }
 
     /// Checks `[vars]`.
@@ -98,14 +83,5 @@ impl Loader {
                 }
             }
         }
-    }
-}
-
-/// Why a value is not an integer or an integer parameter's name.
-fn not_int_or_param(r: &Rules, v: &toml::Value) -> String {
-    match v.as_str() {
-        Some(p) if r.params.contains_key(p) => format!("names parameter `{p}`, which is not an integer"),
-        Some(p) => format!("names `{p}`, which is not a declared parameter"),
-        None => format!("must be an integer or the name of an integer parameter, not `{v}`"),
     }
 }

@@ -49,8 +49,8 @@ fn load_all(folder: &Path) -> (Vec<Diagnostic>, Vec<Setup>) {
             d.message = format!("variant `{}`: {}", v.name, d.message);
             diags.push(d);
         }
-        diags.extend(rulebook::lint::lint_variant(folder, &v.name));
         if let Some(g) = loaded.game {
+            diags.extend(rulebook::lint::lint_variant(folder, &v.name, &game, &g));
             diags.extend(rulebook::lint_numbers::numbers_in_variant_scripts(&game, &g));
             setups.push(Setup { variants: vec![v.name.clone()], game: g });
         }
