@@ -31,7 +31,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("random_playout", |b| {
         b.iter(|| {
             i += 1;
-            play_one(&game, 2, i, derive_seed(1, i), "random").expect("plays")
+            play_one(&game, 2, i, derive_seed(1, i), &rulebook::bot::BotTable::default()).expect("plays")
         })
     });
     let state = game.start_quiet(2, 1).expect("starts").state().clone();

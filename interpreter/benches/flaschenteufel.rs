@@ -88,7 +88,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("rulebook_random_hand", |b| {
         b.iter(|| {
             i += 1;
-            play_one(&game, 4, i, derive_seed(1, i), "random").expect("plays")
+            play_one(&game, 4, i, derive_seed(1, i), &rulebook::bot::BotTable::default()).expect("plays")
         })
     });
     let mut j = 0u64;

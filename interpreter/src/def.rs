@@ -44,6 +44,22 @@ pub struct GameFile {
     pub flow: FlowDef,
     /// Script limits, within the engine's hard caps.
     pub limits: LimitsDef,
+    /// Hints for the search bots (optional: every bot works without them).
+    pub bots: BotsDef,
+}
+
+/// `[bots]`: what the game tells its bots (optional).
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct BotsDef {
+    /// Script `fn(game, seat) -> integer`: how well `seat` stands now, higher is better (any
+    /// scale). The `greedy` bot compares positions by it, and `mcts` judges a playout cut
+    /// short (`depth`) by it. Without one, bots use the `[game] score` track.
+    #[schemars(with = "Option<String>")]
+    pub evaluate: Option<Ref>,
+    /// Decisions a `mcts` playout runs before it stops and `evaluate` judges it (default:
+    /// every playout runs to the end of the game). `--bot mcts:depth=N` overrides it.
+    pub depth: Option<u32>,
 }
 
 /// `[limits]`: how much one script call may do before it is stopped with an error. The
@@ -256,6 +272,10 @@ pub struct ZoneDef {
     pub ordered: Option<bool>,
     /// Who sees what.
     pub visible: Visibility,
+    /// Every seat knows which components lie here, though views do not show them (a box of
+    /// parts the rules leave out, whose contents follow from public facts): search bots never
+    /// deal its contents anew, and a component taken from it is known for what it is.
+    pub known: bool,
     /// Maximum number of components: an integer, `"players"` (the number of seats) or the name
     /// of an integer parameter.
     #[schemars(with = "Option<serde_json::Value>")]

@@ -386,6 +386,23 @@ impl Game {
             .map_err(|e| PlayError::Rule(format!("derived var `{}`: `{}` returned {e}", info.name, f.name)))
     }
 
+    /// How well `seat` stands in `st` by the game's `[bots] evaluate` script (higher is
+    /// better), computed on a copy: whatever the script changes is dropped. `None` if the
+    /// game declares no such script.
+    pub(crate) fn evaluate(&self, st: &State, seat: usize) -> Option<Result<f64, PlayError>> {
+        let f = self.rules.evaluate.as_ref()?;
+        let mut work = Work::new(st.clone(), false);
+        let v = match self.call(&mut work, f, vec![Dynamic::from_int(seat as i64)], &Value::Unit) {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(
+            v.as_int().map(|i| i as f64).map_err(|t| {
+                PlayError::Rule(format!("evaluate script `{}` must return an integer, returned {t}", f.name))
+            }),
+        )
+    }
+
     /// Opens a decision: computes options, lets automatic seats answer, and either leaves it
     /// pending or resolves it at once.
     fn open(
@@ -431,7 +448,7 @@ impl Game {
         Ok(())
     }
 
-    fn auto_choice(
+    pub(crate) fn auto_choice(
         &self,
         work: &mut Work,
         decision: usize,

@@ -16,7 +16,7 @@
 //!
 //! Neither check reads more than views and redacted logs, which is what a seat receives.
 
-use crate::bot::{make_bot, SeatObservation};
+use crate::bot::{make_bot, BotSpec, SeatObservation};
 use crate::log::EventKind;
 use crate::rng::derive_seed;
 use crate::session::Session;
@@ -40,8 +40,11 @@ pub struct Leak {
 /// leak. A game that fails is the smoke playout's business: its error is returned as is.
 pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>, PlayError> {
     let mut session = game.start(players, seed)?;
-    let mut bots =
-        (0..players).map(|p| make_bot("random", seed, p)).collect::<Result<Vec<_>, _>>().map_err(PlayError::Illegal)?;
+    let random = BotSpec::parse("random").map_err(PlayError::Illegal)?;
+    let mut bots = (0..players)
+        .map(|p| make_bot(&random, game, seed, p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(PlayError::Illegal)?;
     // What setup wrote is checked as if a decision had written it: nothing was shown before.
     let mut known: Vec<Vec<bool>> = vec![Vec::new(); players];
     let mut seen: Vec<Observation> = (0..players).map(|q| Observation::of(&session, q)).collect::<Result<_, _>>()?;
@@ -66,7 +69,7 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
             .enumerate()
             .map(|(q, o)| Told { hidden: o.hidden, shown: o.values, offered: offered(&session, q) })
             .collect();
-        let choice = bots[p].choose(&SeatObservation::new(&session, p));
+        let choice = bots[p].choose(&SeatObservation::new(&session, p)).map_err(PlayError::Rule)?;
         session.apply_index(p, choice)?;
         seen = (0..players).map(|q| Observation::of(&session, q)).collect::<Result<_, _>>()?;
         let labels = label_counts(&session);

@@ -103,6 +103,8 @@ pub struct ZoneInfo {
     pub ordered: bool,
     /// Declared visibility.
     pub visible: Visibility,
+    /// Every seat knows its contents, though views do not show them.
+    pub known: bool,
     /// Maximum size.
     pub capacity: Option<IntSpec>,
     /// Behaviour when full.
@@ -505,6 +507,10 @@ pub struct Rules {
     pub winners: Option<FnRef>,
     /// Score track.
     pub score: Option<usize>,
+    /// Script judging a seat's position for bots (`[bots] evaluate`, `fn(game, seat)`).
+    pub evaluate: Option<FnRef>,
+    /// Decisions a search playout runs before `evaluate` judges it (`[bots] depth`).
+    pub playout_depth: Option<u32>,
     /// Step limit.
     pub max_steps: u64,
     /// Decision limit per game.

@@ -4,6 +4,7 @@
 
 use crate::error::PlayError;
 use crate::grid::{Entry, Piece, Pieces, Placed};
+use crate::knowledge::Knowledge;
 use crate::log::{Event, EventKind};
 use crate::script::Work;
 use crate::state::{Outcome, State};
@@ -45,6 +46,9 @@ pub struct Session<'g> {
     derived: DerivedValues,
     /// A state no longer in use whose buffers the next transaction copies into.
     spare: Spare,
+    /// What each seat knows of where components are, when the session follows it (search
+    /// bots sample hidden information from it; see [`Session::new_tracked`]).
+    knowledge: Option<Box<Knowledge>>,
 }
 
 /// A state kept only for its buffers. Copies of a session do not copy it.
@@ -65,11 +69,24 @@ pub struct Snapshot {
     state: State,
     log: usize,
     history: usize,
+    knowledge: Option<Box<Knowledge>>,
 }
 
 impl<'g> Session<'g> {
     /// Starts a game: creates the state, runs setup and the flow up to the first decision.
     pub fn new(game: &'g Game, players: usize, seed: u64, logging: bool) -> Result<Session<'g>, PlayError> {
+        Session::start(game, players, seed, logging, false)
+    }
+
+    /// Like [`Session::new`], and the session follows what each seat knows of where the
+    /// components are ([`Knowledge`]), which [`crate::determinize`] needs to sample what a
+    /// seat cannot see. Costs a little on every decision; simulations turn it on only for
+    /// search bots.
+    pub fn new_tracked(game: &'g Game, players: usize, seed: u64, logging: bool) -> Result<Session<'g>, PlayError> {
+        Session::start(game, players, seed, logging, true)
+    }
+
+    fn start(game: &'g Game, players: usize, seed: u64, logging: bool, track: bool) -> Result<Session<'g>, PlayError> {
         let r = &game.rules;
         if players < r.min_players || players > r.max_players {
             return Err(PlayError::Players(format!(
@@ -78,21 +95,58 @@ impl<'g> Session<'g> {
             )));
         }
         let mut work = Work::new(game.initial_state(players, seed)?, logging);
+        let mut knowledge = track.then(|| Box::new(Knowledge::new(r, &work.state)));
+        if track {
+            work.state.trace = Some(Vec::new());
+        }
         work.state.stack.push(crate::state::Frame::Phase { phase: r.start, step: 0, pos: 0, pass: 0, begun: false });
         if let Some(setup) = &r.setup {
             let _ = game.call(&mut work, setup, vec![], &crate::value::Value::Unit)?;
         }
         game.advance(&mut work)?;
+        let mut state = work.state;
+        if let (Some(k), Some(moves)) = (knowledge.as_mut(), state.trace.take()) {
+            k.absorb(r, &state, &moves);
+        }
         Ok(Session {
             game,
-            state: work.state,
+            state,
             log: work.events,
             history: Vec::new(),
             logging,
             seed,
             derived: DerivedValues::default(),
             spare: Spare::default(),
+            knowledge,
         })
+    }
+
+    /// A session around a state made elsewhere (a determinization: see
+    /// [`crate::determinize`]), with no log, no history and no knowledge followed.
+    pub(crate) fn from_state(game: &'g Game, state: State, seed: u64) -> Session<'g> {
+        Session {
+            game,
+            state,
+            log: Vec::new(),
+            history: Vec::new(),
+            logging: false,
+            seed,
+            derived: DerivedValues::default(),
+            spare: Spare::default(),
+            knowledge: None,
+        }
+    }
+
+    /// The state, to change by hand (tests that build a situation no game reaches).
+    #[cfg(test)]
+    pub(crate) fn state_mut(&mut self) -> &mut State {
+        self.changed();
+        &mut self.state
+    }
+
+    /// What each seat knows of where the components are, if the session follows it.
+    pub fn knowledge(&self) -> Option<&Knowledge> {
+        self.knowledge.as_deref()
     }
 
     /// The game being played.
@@ -165,6 +219,13 @@ impl<'g> Session<'g> {
         self.slot(player).map(|(p, s)| p.options[s].len()).unwrap_or(0)
     }
 
+    /// The id of a seat's option `index` (as [`Session::options`] gives it, without building
+    /// every label): for search, which compares options by id many times a decision.
+    pub fn option_id(&self, player: usize, index: usize) -> Option<&str> {
+        let (p, s) = self.slot(player)?;
+        p.options[s].get(index).map(|c| self.game.choice_id(&self.state, c))
+    }
+
     /// Legal options of a seat that must decide now.
     pub fn options(&self, player: usize) -> Vec<OptionInfo> {
         let Some((p, s)) = self.slot(player) else {
@@ -192,7 +253,12 @@ impl<'g> Session<'g> {
 
     /// Saves this point of the game ([`Session::restore`] comes back to it).
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { state: self.state.clone(), log: self.log.len(), history: self.history.len() }
+        Snapshot {
+            state: self.state.clone(),
+            log: self.log.len(),
+            history: self.history.len(),
+            knowledge: self.knowledge.clone(),
+        }
     }
 
     /// Comes back to a point saved by [`Session::snapshot`] on this session: the state as it
@@ -209,6 +275,7 @@ impl<'g> Session<'g> {
         }
         self.changed();
         self.state.clone_from(&snapshot.state);
+        self.knowledge.clone_from(&snapshot.knowledge);
         self.log.truncate(snapshot.log);
         self.history.truncate(snapshot.history);
         Ok(())
@@ -406,6 +473,9 @@ impl<'g> Session<'g> {
         let mut pending = self.state.pending.take().expect("checked");
         pending.chosen[slot] = Some(index);
         let mut work = Work::new(self.working_copy(), self.logging);
+        if self.knowledge.is_some() {
+            work.state.trace = Some(Vec::new());
+        }
         work.events = events;
         work.state.steps = 0;
         work.state.seat_answered(player);
@@ -413,8 +483,12 @@ impl<'g> Session<'g> {
         if let Err(e) = result {
             pending.chosen[slot] = None;
             self.state.pending = Some(pending);
+            work.state.trace = None;
             self.spare.0 = Some(work.state);
             return Err(e);
+        }
+        if let (Some(k), Some(moves)) = (self.knowledge.as_mut(), work.state.trace.take()) {
+            k.absorb(r, &work.state, &moves);
         }
         self.commit_state(work.state);
         self.log.extend(work.events);
@@ -488,6 +562,10 @@ impl Session<'_> {
             self.state.take(i);
             self.state.zones[z][o].cards.push(i);
             self.state.location[i as usize] = (z as u32, o as u32);
+        }
+        if self.knowledge.is_some() {
+            // An arrangement is a test's setup, not play: every seat knows it as arranged.
+            self.knowledge = Some(Box::new(Knowledge::new(r, &self.state)));
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! Simulation: many seeded games played by bots, in parallel if asked, summarised. The
 //! summary depends only on the game, the options, the seed and the bot, never on `jobs`.
 
-use crate::bot::{make_bot, SeatObservation};
+use crate::bot::{make_bot, BotTable, SeatObservation};
 use crate::error::PlayError;
 use crate::rng::derive_seed;
 use crate::session::Move;
@@ -18,8 +18,8 @@ pub struct SimConfig {
     pub games: u64,
     /// Series seed (game `i` uses [`derive_seed`]`(seed, i)`).
     pub seed: u64,
-    /// Bot name for every seat.
-    pub bot: String,
+    /// The bot of each seat.
+    pub bots: BotTable,
     /// Worker threads.
     pub jobs: usize,
     /// Keep every game's decisions in its record (to write transcripts). Off, each game's
@@ -114,7 +114,7 @@ pub struct Summary {
     pub games: u64,
     /// Series seed.
     pub seed: u64,
-    /// Bot.
+    /// The bots, as `--bot` names them (`random`, `P1=mcts random`).
     pub bot: String,
     /// Games won by each seat (a shared win counts for every winner).
     pub wins_by_seat: Vec<u64>,
@@ -135,11 +135,22 @@ pub struct Summary {
 }
 
 /// Plays one game with bots; returns its record or the failure that stopped it.
-pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -> Result<GameRecord, Box<SimFailure>> {
+pub fn play_one(
+    game: &Game,
+    players: usize,
+    index: u64,
+    seed: u64,
+    table: &BotTable,
+) -> Result<GameRecord, Box<SimFailure>> {
     let fail = |moves: Vec<Move>, error| Box::new(SimFailure { index, seed, moves, error });
-    let mut session = game.start_quiet(players, seed).map_err(|e| fail(Vec::new(), e))?;
+    let started = if table.searches() {
+        crate::Session::new_tracked(game, players, seed, false)
+    } else {
+        game.start_quiet(players, seed)
+    };
+    let mut session = started.map_err(|e| fail(Vec::new(), e))?;
     let mut bots = (0..players)
-        .map(|p| make_bot(bot, seed, p))
+        .map(|p| make_bot(table.spec(p), game, seed, p))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| fail(Vec::new(), PlayError::Illegal(e)))?;
     while !session.is_over() {
@@ -149,7 +160,9 @@ pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -
                 PlayError::Rule("the game is not over but nobody has to decide".into()),
             ));
         };
-        let choice = bots[p].choose(&SeatObservation::new(&session, p));
+        let choice = bots[p]
+            .choose(&SeatObservation::new(&session, p))
+            .map_err(|e| fail(session.history().to_vec(), PlayError::Rule(e)))?;
         if let Err(e) = session.apply_index(p, choice) {
             let mut moves = session.history().to_vec();
             let options = session.options(p);
@@ -185,7 +198,7 @@ pub fn play_one(game: &Game, players: usize, index: u64, seed: u64, bot: &str) -
 /// whatever the number of jobs.
 pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result<Vec<GameRecord>, Box<SimFailure>> {
     let one = |i: u64| {
-        let mut r = play_one(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bot);
+        let mut r = play_one(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bots);
         if let (Ok(record), false) = (&mut r, cfg.keep_moves) {
             record.moves = Vec::new();
         }
@@ -239,7 +252,7 @@ pub fn summarize(game: &Game, cfg: &SimConfig, records: &[GameRecord]) -> Summar
         players: n,
         games: records.len() as u64,
         seed: cfg.seed,
-        bot: cfg.bot.clone(),
+        bot: cfg.bots.to_string(),
         win_rate_by_seat: wins.iter().map(|w| round3(*w as f64 / games)).collect(),
         wins_by_seat: wins,
         shared_wins: shared,

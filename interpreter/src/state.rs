@@ -264,6 +264,30 @@ pub struct State {
     /// Components pushed out of full zones since the caller last looked (for the log).
     #[serde(skip)]
     pub pushed_out: Vec<u32>,
+    /// When on (`Some`), every move of a component is recorded here as it happens, with what
+    /// the table could see of it ([`crate::knowledge`] follows each seat's knowledge from it).
+    #[serde(skip)]
+    pub trace: Option<Vec<Moved>>,
+}
+
+/// One move of a component, as recorded in [`State::trace`]: where from and where to, with
+/// the visibility of both places at that moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Moved {
+    /// The component.
+    pub card: u32,
+    /// (zone, owner) it left, or [`NOWHERE`].
+    pub from: (u32, u32),
+    /// Visibility of the place it left.
+    pub from_visible: Visibility,
+    /// It was the top (last) component of the place it left.
+    pub from_top: bool,
+    /// Components left in the place it left.
+    pub from_left: u32,
+    /// (zone, owner) it went to (it lies on top there).
+    pub to: (u32, u32),
+    /// Visibility of the place it went to.
+    pub to_visible: Visibility,
 }
 
 /// Sentinel location of a component not in any zone.
@@ -293,7 +317,8 @@ macro_rules! state_fields {
             steps,
             decisions,
             script_bytes,
-            pushed_out
+            pushed_out,
+            trace
         )
     };
 }
@@ -362,6 +387,7 @@ impl State {
             decisions: 0,
             script_bytes: 0,
             pushed_out: Vec::new(),
+            trace: None,
         };
         for c in &rules.components {
             state.create_declared(rules, c)?;
@@ -510,6 +536,8 @@ impl State {
     /// Puts a component on top of a zone slot (taking it from where it was). A full zone
     /// either refuses or pushes its first component out, per the zone's declaration.
     pub fn put(&mut self, rules: &Rules, idx: u32, zone: usize, owner: usize) -> Result<(), String> {
+        let from = self.location[idx as usize];
+        let from_top = from != NOWHERE && self.zones[from.0 as usize][from.1 as usize].cards.last() == Some(&idx);
         self.take(idx);
         let info = &rules.zones[zone];
         if let Some(cap) = info.capacity.as_ref().map(|c| c.get(&rules.params, self.players).max(0) as usize) {
@@ -527,7 +555,32 @@ impl State {
         }
         self.zones[zone][owner].cards.push(idx);
         self.location[idx as usize] = (zone as u32, owner as u32);
+        if self.trace.is_some() {
+            self.record_move(rules, idx, (from, from_top), (zone, owner));
+        }
         Ok(())
+    }
+
+    /// Records a move in the trace (called after it: the component lies on top of `to`).
+    fn record_move(&mut self, rules: &Rules, card: u32, (from, from_top): ((u32, u32), bool), to: (usize, usize)) {
+        let (from_visible, from_left) = if from == NOWHERE {
+            (Visibility::Hidden, 0)
+        } else {
+            let (z, o) = (from.0 as usize, from.1 as usize);
+            (self.visibility(rules, z, o), self.zones[z][o].cards.len() as u32)
+        };
+        let moved = Moved {
+            card,
+            from,
+            from_visible,
+            from_top,
+            from_left,
+            to: (to.0 as u32, to.1 as u32),
+            to_visible: self.visibility(rules, to.0, to.1),
+        };
+        if let Some(t) = self.trace.as_mut() {
+            t.push(moved);
+        }
     }
 
     /// The player a component belongs to, from its `owner` property.
@@ -586,6 +639,7 @@ impl State {
             decisions: 0,
             script_bytes: 0,
             pushed_out: Vec::new(),
+            trace: None,
         }
     }
 }

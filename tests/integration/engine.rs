@@ -117,7 +117,7 @@ fn an_endless_flow_hits_the_step_limit() {
 fn same_seed_and_decisions_give_the_same_game() {
     let game = goofspiel();
     let run = |seed| {
-        let summary = rulebook::sim::play_one(&game, 3, 0, seed, "random").unwrap();
+        let summary = rulebook::sim::play_one(&game, 3, 0, seed, &rulebook::bot::BotTable::default()).unwrap();
         let mut s = game.start(3, seed).unwrap();
         for m in &summary.moves {
             s.apply(m.player, &m.option).unwrap();

@@ -34,7 +34,8 @@ fn check(variants: &[&str], players: usize, seed: u64) {
     for i in 0..GAMES {
         let seed = derive_seed(seed, i);
         let what = format!("{variants:?} with {players} players, game {i} (seed {seed})");
-        let record = play_one(&game, players, i, seed, "random").unwrap_or_else(|f| panic!("{what}: {f}"));
+        let record = play_one(&game, players, i, seed, &rulebook::bot::BotTable::default())
+            .unwrap_or_else(|f| panic!("{what}: {f}"));
         let mut s = game.start(players, seed).unwrap();
         assert_eq!(cards_in_zones(&s), 36, "{what}: after the first deal");
         let mut hand = s.state().tracks[hand_number][0];
@@ -87,7 +88,7 @@ fn a_match_stops_at_the_end_of_the_hand_that_reaches_the_target() {
     let hand_number = game.rules.track("hand_number").unwrap();
     for i in 0..5 {
         let seed = derive_seed(7, i);
-        let record = play_one(&game, 3, i, seed, "random").unwrap_or_else(|f| panic!("{f}"));
+        let record = play_one(&game, 3, i, seed, &rulebook::bot::BotTable::default()).unwrap_or_else(|f| panic!("{f}"));
         let best = *record.scores.iter().max().unwrap();
         assert!(best >= 100, "game {i}: the match ended below the target: {:?}", record.scores);
         // One hand fewer would have stayed below the target: replay up to the last deal.

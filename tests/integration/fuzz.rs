@@ -245,7 +245,9 @@ fn fuzz_game_loading_and_playouts() {
                 assert!(!quoted || d.unquoted, "a diagnostic would quote a file outside the game: {d:?}");
             }
             if let Some(g) = &l.game {
-                if let Err(f) = rulebook::sim::play_one(g, g.rules.min_players, 0, seed, "random") {
+                if let Err(f) =
+                    rulebook::sim::play_one(g, g.rules.min_players, 0, seed, &rulebook::bot::BotTable::default())
+                {
                     assert!(!f.error.to_string().contains(SECRET), "a play error shows a file outside the game");
                 }
             }

@@ -11,7 +11,8 @@ fn golden_logs() {
         let game = loaded.game.unwrap_or_else(|| panic!("{} does not load", folder.display()));
         for players in game.rules.min_players..=game.rules.max_players {
             let seed = 1;
-            let record = play_one(&game, players, 0, seed, "random").unwrap_or_else(|f| panic!("{f}"));
+            let record = play_one(&game, players, 0, seed, &rulebook::bot::BotTable::default())
+                .unwrap_or_else(|f| panic!("{f}"));
             let mut s = game.start(players, seed).unwrap();
             for m in &record.moves {
                 s.apply(m.player, &m.option).unwrap();

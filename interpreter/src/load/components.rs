@@ -26,6 +26,7 @@ impl Loader {
                 per_player: z.per_player,
                 ordered: z.ordered.unwrap_or(true),
                 visible: z.visible,
+                known: z.known,
                 capacity: z.capacity.as_ref().and_then(|c| match (c, super::params::int_or_param(r, c)) {
                     (toml::Value::String(s), _) if s == "players" => Some(IntSpec::Players),
                     (_, Ok(IntSpec::Int(i))) if i >= 0 => Some(IntSpec::Int(i)),

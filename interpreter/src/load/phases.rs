@@ -158,10 +158,12 @@ impl Loader {
         }
     }
 
-    /// Checks `[flow]`'s setup, start and winners, and `[game] score`.
+    /// Checks `[flow]`'s setup, start and winners, `[game] score` and `[bots] evaluate`.
     pub(super) fn flow(&mut self, r: &mut Rules, f: &GameFile, fns: &ScriptFns) {
         r.setup = f.flow.setup.as_ref().map(|s| fns.check(self, s, 1, "setup"));
         r.winners = f.flow.winners.as_ref().map(|s| fns.check(self, s, 1, "winners"));
+        r.evaluate = f.bots.evaluate.as_ref().map(|s| fns.check(self, s, 2, "evaluate"));
+        r.playout_depth = f.bots.depth;
         match &f.flow.start {
             Some(s) => {
                 r.start = r.phase(s.get_ref()).unwrap_or_else(|m| {

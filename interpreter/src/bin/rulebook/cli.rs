@@ -137,8 +137,22 @@ pub struct ListArgs {
     pub json: bool,
 }
 
+/// The bots and their options, for the help of the commands that take `--bot`.
+pub fn bots_help() -> String {
+    let mut out = String::from("Bots (--bot NAME or --bot NAME:KEY=VALUE,...; --bot P2=NAME for one seat):\n");
+    for b in rulebook::bot::BOTS {
+        out.push_str(&format!("  {:<8} {}\n", b.name, b.about));
+        for (k, what) in b.options {
+            out.push_str(&format!("  {:<8}   {k}: {what}\n", ""));
+        }
+    }
+    out.push_str("Search bots (greedy, mcts) see only their seat's view: they sample what it cannot see.");
+    out
+}
+
 /// `rulebook simulate`
 #[derive(Args, Debug)]
+#[command(after_help = bots_help())]
 pub struct SimulateArgs {
     #[command(flatten)]
     pub game: GameArgs,
@@ -151,9 +165,13 @@ pub struct SimulateArgs {
     /// Seed of the series (each game derives its own).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Bot for every seat: random or first.
-    #[arg(long, default_value = "random")]
-    pub bot: String,
+    /// The bots: `NAME[:KEY=VALUE,...]` for every seat, `P2=NAME...` for one seat (repeat
+    /// the flag). Bots: random, first, greedy, mcts (see below).
+    #[arg(long, value_name = "[SEAT=]BOT", default_value = "random")]
+    pub bot: Vec<String>,
+    /// An option for every bot that takes it, e.g. `iterations=500` (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub bot_option: Vec<String>,
     /// Worker threads (the result is the same for any number).
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
@@ -170,18 +188,23 @@ pub struct SimulateArgs {
 
 /// `rulebook play`
 #[derive(Args, Debug)]
+#[command(after_help = bots_help())]
 pub struct PlayArgs {
     #[command(flatten)]
     pub game: GameArgs,
     /// Number of seats.
     #[arg(long, short = 'p')]
     pub players: usize,
-    /// Make the last N seats bots.
+    /// Make the last N seats bots (seats named in `--bot P2=...` are bots too).
     #[arg(long, default_value_t = 0)]
     pub bots: usize,
-    /// Which bot plays the bot seats: random or first.
-    #[arg(long, default_value = "random")]
-    pub bot: String,
+    /// Which bot plays the bot seats: `NAME[:KEY=VALUE,...]`, or `P2=NAME...` for one seat
+    /// (repeat the flag). Bots: random, first, greedy, mcts (see below).
+    #[arg(long, value_name = "[SEAT=]BOT", default_value = "random")]
+    pub bot: Vec<String>,
+    /// An option for every bot that takes it, e.g. `iterations=500` (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub bot_option: Vec<String>,
     /// Seed (default: from the clock, printed so the game can be replayed).
     #[arg(long)]
     pub seed: Option<u64>,

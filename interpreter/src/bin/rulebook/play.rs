@@ -5,7 +5,7 @@ use crate::cli::{Cli, PlayArgs};
 use crate::input::{InputError, Lines};
 use crate::locate::load;
 use crate::render;
-use rulebook::bot::{make_bot, Bot, SeatObservation, BOT_NAMES};
+use rulebook::bot::{make_bot, Bot, BotTable, SeatObservation};
 use rulebook::scenario::{transcript, Setup};
 use rulebook::{PlayError, Session};
 use std::io::{IsTerminal, Write};
@@ -15,18 +15,26 @@ const HELP: &str =
     "type an option's number, id or label (to choose a set: its ids in any order, or one at a time, then `done`); `log` shows what you have seen happen; `view` redraws; `quit` ends the game";
 
 pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
-    if !BOT_NAMES.contains(&args.bot.as_str()) {
-        return Err(format!("unknown bot `{}`; available: {}", args.bot, BOT_NAMES.join(", ")));
-    }
+    let table = BotTable::parse(&args.bot, &args.bot_option)?;
     let game = load(cli, &args.game)?;
     if args.bots > args.players {
         return Err(format!("--bots {} is more than --players {}", args.bots, args.players));
     }
+    table.check_seats(args.players)?;
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
     });
-    let mut session = game.start(args.players, seed).map_err(|e| e.to_string())?;
-    let result = play_loop(&mut session, args, seed);
+    // Seats named in `--bot P2=...` are bots, and so are the last `--bots` seats.
+    let is_bot: Vec<bool> =
+        (0..args.players).map(|p| p >= args.players - args.bots || table.seats.iter().any(|(s, _)| *s == p)).collect();
+    let searches = (0..args.players).any(|p| is_bot[p] && table.spec(p).searches());
+    let mut session = if searches {
+        rulebook::Session::new_tracked(&game, args.players, seed, true)
+    } else {
+        game.start(args.players, seed)
+    }
+    .map_err(|e| e.to_string())?;
+    let result = play_loop(&mut session, args, &table, &is_bot, seed);
     if let Some(path) = &args.record {
         let setup = Setup { game: &args.game.game, variants: &args.game.variants, options: &args.game.options };
         let text = transcript(&setup, &session, &format!("{} played with seed {seed}", game.rules.title));
@@ -36,11 +44,18 @@ pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
     result
 }
 
-fn play_loop(session: &mut Session<'_>, args: &PlayArgs, seed: u64) -> Result<ExitCode, String> {
+fn play_loop(
+    session: &mut Session<'_>,
+    args: &PlayArgs,
+    table: &BotTable,
+    is_bot: &[bool],
+    seed: u64,
+) -> Result<ExitCode, String> {
     let game = session.game();
-    let humans = args.players - args.bots;
+    let humans = is_bot.iter().filter(|b| !**b).count();
+    let bot_count = args.players - humans;
     let mut bots: Vec<Option<Box<dyn Bot>>> = (0..args.players)
-        .map(|p| if p < humans { Ok(None) } else { make_bot(&args.bot, seed, p).map(Some) })
+        .map(|p| if is_bot[p] { make_bot(table.spec(p), game, seed, p).map(Some) } else { Ok(None) })
         .collect::<Result<_, _>>()?;
     let interactive = std::io::stdin().is_terminal();
     let screen = std::io::stdout().is_terminal();
@@ -48,12 +63,12 @@ fn play_loop(session: &mut Session<'_>, args: &PlayArgs, seed: u64) -> Result<Ex
         "{} — {} players ({} bot{}), seed {seed}",
         game.rules.title,
         args.players,
-        args.bots,
-        if args.bots == 1 { "" } else { "s" }
+        bot_count,
+        if bot_count == 1 { "" } else { "s" }
     );
     println!("{HELP}");
     // With one person at the table the log is theirs; with several, print only public lines.
-    let log_viewer = if humans == 1 { Some(0) } else { None };
+    let log_viewer = if humans == 1 { is_bot.iter().position(|b| !*b) } else { None };
     let mut printed = 0;
     let mut shown_to: Option<usize> = None;
     let stdin = std::io::stdin();
@@ -78,7 +93,7 @@ fn play_loop(session: &mut Session<'_>, args: &PlayArgs, seed: u64) -> Result<Ex
             return Err("the game is not over but nobody has to decide (a rule error)".into());
         };
         if let Some(bot) = bots[p].as_mut() {
-            let choice = bot.choose(&SeatObservation::new(session, p));
+            let choice = bot.choose(&SeatObservation::new(session, p))?;
             session.apply_index(p, choice).map_err(|e| e.to_string())?;
             continue;
         }

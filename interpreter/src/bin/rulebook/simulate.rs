@@ -3,26 +3,28 @@
 use crate::cli::{Cli, SimulateArgs};
 use crate::locate::load;
 use indicatif::{ProgressBar, ProgressStyle};
-use rulebook::bot::BOT_NAMES;
+use rulebook::bot::BotTable;
 use rulebook::scenario::{transcript, Setup};
 use rulebook::sim::{run as run_games, summarize, SimConfig, Summary};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
-    if !BOT_NAMES.contains(&args.bot.as_str()) {
-        return Err(format!("unknown bot `{}`; available: {}", args.bot, BOT_NAMES.join(", ")));
-    }
+    let bots = BotTable::parse(&args.bot, &args.bot_option)?;
     let game = load(cli, &args.game)?;
     let r = &game.rules;
     if args.players < r.min_players || args.players > r.max_players {
         return Err(format!("{} is for {}–{} players, not {}", r.title, r.min_players, r.max_players, args.players));
     }
+    bots.check_seats(args.players)?;
+    for p in 0..args.players {
+        rulebook::bot::make_bot(bots.spec(p), &game, 0, p)?;
+    }
     let cfg = SimConfig {
         players: args.players,
         games: args.games,
         seed: args.seed,
-        bot: args.bot.clone(),
+        bots: bots.clone(),
         jobs: args.jobs.max(1),
         keep_moves: args.record.is_some(),
     };
@@ -53,9 +55,9 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
             .chain(args.game.options.iter().map(|(k, v)| format!(" --option {k}={v}")))
             .collect();
         format!(
-            "{f}\n  reproduce with: rulebook play {}{flags} --players {p} --bots {p} --bot {} --seed {}",
+            "{f}\n  reproduce with: rulebook play {}{flags} --players {p} --bots {p}{} --seed {}",
             args.game.game,
-            args.bot,
+            bot_flags(&bots),
             f.seed,
             p = args.players
         )
@@ -89,6 +91,13 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `--bot` flags that make this table of bots again.
+fn bot_flags(bots: &BotTable) -> String {
+    let mut out: String = bots.seats.iter().map(|(s, b)| format!(" --bot P{}={b}", s + 1)).collect();
+    out.push_str(&format!(" --bot {}", bots.default));
+    out
 }
 
 fn print_table(s: &Summary, r: &rulebook::rules::Rules) {

@@ -65,7 +65,7 @@ fn smoke(folder: &Path, setup: &Setup, players: usize, playouts: u64) -> Vec<Dia
     let mut diags = Vec::new();
     for i in 0..playouts {
         let seed = derive_seed(0x5EED, i);
-        if let Err(f) = play_one(g, players, i, seed, "random") {
+        if let Err(f) = play_one(g, players, i, seed, &rulebook::bot::BotTable::default()) {
             let variant_flags: String = variants.iter().map(|v| format!(" --variant {v}")).collect();
             // Script failures point into the script; a flow that never stops at the
             // `[flow]` table; other rule failures at the game file.

@@ -1,0 +1,323 @@
+//! The `mcts` bot: single-observer information-set Monte Carlo tree search (SO-ISMCTS,
+//! Cowling, Powley and Whitehouse 2012).
+//!
+//! Every iteration samples a complete game consistent with what the seat knows
+//! ([`Observation::sample`]), walks the one tree of the seat's information set down it
+//! (choosing by UCB among the options legal in this sample, with availability counts), adds
+//! one node, plays the rest at random (or greedily) and credits every seat on the way with its
+//! share of the win. Nodes are keyed by option ids, so samples that differ in what the seat
+//! cannot see share the tree.
+//!
+//! A simultaneous hidden commit is searched as one node where every committing seat has its
+//! own statistics and chooses without seeing the others' choices (decoupled UCT); the child
+//! is the joint choice. So the searcher never answers another seat's commit of the same step,
+//! nor the others its own.
+
+use super::eval::{shares_by_estimate, win_shares, Judge};
+use super::greedy::standing;
+use super::{Bot, BotSpec, Observation};
+use crate::error::PlayError;
+use crate::rng::GameRng;
+use crate::session::Session;
+use crate::Game;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// The options `mcts` takes, with their meaning and default.
+pub const OPTIONS: &[(&str, &str)] = &[
+    ("iterations", "simulations per decision (default 200; at least 1)"),
+    ("time", "seconds per decision: search until then (iterations, if given, still caps it); not reproducible"),
+    ("c", "exploration constant of UCB (default 0.7; returns are shares of a win, 0 to 1)"),
+    (
+        "depth",
+        "decisions a playout runs before the game's evaluation judges it (default: the game's [bots] depth, \
+         else to the end)",
+    ),
+    ("playout", "`random` (default) or `greedy` (the best of a few options by the game's evaluation)"),
+];
+
+/// Default simulations per decision.
+pub const DEFAULT_ITERATIONS: u64 = 200;
+
+/// Options a greedy playout compares at each decision.
+const GREEDY_PLAYOUT_WIDTH: usize = 4;
+
+/// Information-set MCTS.
+pub struct MctsBot {
+    rng: GameRng,
+    iterations: u64,
+    time: Option<Duration>,
+    c: f64,
+    depth: Option<u32>,
+    judge: Option<Judge>,
+    greedy_playout: bool,
+}
+
+impl MctsBot {
+    /// An MCTS bot for `game` with the options of `spec`.
+    pub fn new(spec: &BotSpec, game: &Game, rng: GameRng) -> Result<MctsBot, String> {
+        let iterations: u64 =
+            spec.number("iterations", if spec.option("time").is_some() { u64::MAX } else { DEFAULT_ITERATIONS })?;
+        if iterations == 0 {
+            return Err("bot `mcts`: `iterations` must be at least 1 (a budget of 0 cannot choose)".into());
+        }
+        let time = match spec.option("time") {
+            None => None,
+            Some(_) => {
+                let secs: f64 = spec.number("time", 0.0)?;
+                if !(secs > 0.0 && secs.is_finite()) {
+                    return Err(format!("bot `mcts`: `time` must be a positive number of seconds, not {secs}"));
+                }
+                Some(Duration::from_secs_f64(secs))
+            }
+        };
+        let c: f64 = spec.number("c", 0.7)?;
+        if !(c >= 0.0 && c.is_finite()) {
+            return Err(format!("bot `mcts`: `c` must be 0 or more, not {c}"));
+        }
+        let depth = match spec.option("depth") {
+            Some(_) => Some(spec.number("depth", 0u32)?),
+            None => game.rules.playout_depth,
+        };
+        let greedy_playout = match spec.option("playout").unwrap_or("random") {
+            "random" => false,
+            "greedy" => true,
+            other => return Err(format!("bot `mcts`: `playout` is `random` or `greedy`, not `{other}`")),
+        };
+        let judge = if depth.is_some() || greedy_playout {
+            Some(Judge::of(game).map_err(|e| format!("bot `mcts` with a playout depth or greedy playouts: {e}"))?)
+        } else {
+            None
+        };
+        Ok(MctsBot { rng, iterations, time, c, depth, judge, greedy_playout })
+    }
+}
+
+/// An option id, interned for the search.
+type Key = u32;
+
+/// One option of one seat at a node.
+struct Edge {
+    key: Key,
+    /// Times chosen.
+    visits: u32,
+    /// Times legal when the node was visited with this seat to choose.
+    available: u32,
+    /// Sum of the seat's returns after choosing it.
+    total: f64,
+}
+
+/// A seat's statistics at a node.
+struct Bandit {
+    seat: usize,
+    edges: Vec<Edge>,
+}
+
+/// A decision point of the searcher's information set.
+#[derive(Default)]
+struct Node {
+    bandits: Vec<Bandit>,
+    /// Child per joint choice (one key, or one per committing seat).
+    children: Vec<(Vec<Key>, usize)>,
+}
+
+/// The search tree of one decision.
+#[derive(Default)]
+struct Tree {
+    nodes: Vec<Node>,
+    keys: HashMap<Box<str>, Key>,
+}
+
+impl Tree {
+    fn key(&mut self, id: &str) -> Key {
+        if let Some(k) = self.keys.get(id) {
+            return *k;
+        }
+        let k = self.keys.len() as Key;
+        self.keys.insert(id.into(), k);
+        k
+    }
+
+    fn bandit(&mut self, node: usize, seat: usize) -> usize {
+        let n = &mut self.nodes[node];
+        match n.bandits.iter().position(|b| b.seat == seat) {
+            Some(b) => b,
+            None => {
+                n.bandits.push(Bandit { seat, edges: Vec::new() });
+                n.bandits.len() - 1
+            }
+        }
+    }
+}
+
+/// A choice made on the way down: which edge of which bandit of which node.
+struct Step {
+    node: usize,
+    bandit: usize,
+    edge: usize,
+}
+
+impl MctsBot {
+    /// Chooses an option for `seat` at `node` of sample `d`: an untried one at random, else
+    /// the best by UCB among those legal here. Returns (option index, edge).
+    fn pick(&mut self, tree: &mut Tree, node: usize, d: &Session<'_>, seat: usize) -> (usize, usize, usize) {
+        let n = d.option_count(seat);
+        let b = tree.bandit(node, seat);
+        let mut legal = Vec::with_capacity(n);
+        for i in 0..n {
+            let key = tree.key(d.option_id(seat, i).unwrap_or_default());
+            let edges = &mut tree.nodes[node].bandits[b].edges;
+            let e = match edges.iter().position(|e| e.key == key) {
+                Some(e) => e,
+                None => {
+                    edges.push(Edge { key, visits: 0, available: 0, total: 0.0 });
+                    edges.len() - 1
+                }
+            };
+            edges[e].available += 1;
+            legal.push((i, e));
+        }
+        let edges = &tree.nodes[node].bandits[b].edges;
+        let untried: Vec<&(usize, usize)> = legal.iter().filter(|(_, e)| edges[*e].visits == 0).collect();
+        if !untried.is_empty() {
+            let (i, e) = *untried[self.rng.below(untried.len() as u64) as usize];
+            return (i, b, e);
+        }
+        let ucb = |e: &Edge| e.total / e.visits as f64 + self.c * ((e.available as f64).ln() / e.visits as f64).sqrt();
+        let (i, e) = legal
+            .iter()
+            .copied()
+            .max_by(|a, b| ucb(&edges[a.1]).total_cmp(&ucb(&edges[b.1])))
+            .expect("a seat to act has options");
+        (i, b, e)
+    }
+
+    /// One iteration on a fresh sample: down the tree, one new node, a playout, the returns.
+    fn iterate(&mut self, tree: &mut Tree, obs: &dyn Observation) -> Result<(), PlayError> {
+        let mut d = obs.sample(self.rng.below(u64::MAX))?;
+        let mut node = 0;
+        let mut path: Vec<Step> = Vec::new();
+        while !d.is_over() {
+            let to_act = d.to_act();
+            let actors: Vec<usize> = if d.is_commit() { to_act } else { to_act.into_iter().take(1).collect() };
+            if actors.is_empty() {
+                return Err(PlayError::Rule("the game is not over but nobody has to decide".into()));
+            }
+            // Every actor chooses before any choice is applied: none sees another's.
+            let picks: Vec<(usize, usize, usize, usize)> = actors
+                .iter()
+                .map(|&p| {
+                    let (i, b, e) = self.pick(tree, node, &d, p);
+                    (p, i, b, e)
+                })
+                .collect();
+            let joint: Vec<Key> = picks.iter().map(|(_, _, b, e)| tree.nodes[node].bandits[*b].edges[*e].key).collect();
+            for (p, i, b, e) in picks {
+                d.apply_index(p, i)?;
+                path.push(Step { node, bandit: b, edge: e });
+            }
+            match tree.nodes[node].children.iter().find(|(k, _)| *k == joint) {
+                Some((_, child)) => node = *child,
+                None => {
+                    tree.nodes.push(Node::default());
+                    let child = tree.nodes.len() - 1;
+                    tree.nodes[node].children.push((joint, child));
+                    break;
+                }
+            }
+        }
+        let returns = self.playout(&mut d)?;
+        for s in path {
+            let b = &mut tree.nodes[s.node].bandits[s.bandit];
+            let r = returns[b.seat];
+            let e = &mut b.edges[s.edge];
+            e.visits += 1;
+            e.total += r;
+        }
+        Ok(())
+    }
+
+    /// Plays on to the end (or `depth` decisions) and returns each seat's share of the win.
+    fn playout(&mut self, d: &mut Session<'_>) -> Result<Vec<f64>, PlayError> {
+        let mut steps = 0u32;
+        while !d.is_over() && self.depth.is_none_or(|max| steps < max) {
+            let Some(&p) = d.to_act().first() else { break };
+            let n = d.option_count(p);
+            let i = match self.judge {
+                Some(judge) if self.greedy_playout && n > 1 => self.greedy_step(d, p, judge)?,
+                _ => self.rng.below(n as u64) as usize,
+            };
+            d.apply_index(p, i)?;
+            steps += 1;
+        }
+        if d.is_over() {
+            return Ok(win_shares(d));
+        }
+        let judge = self.judge.expect("a playout cut short has a judge");
+        Ok(shares_by_estimate(&judge.estimates(d)?))
+    }
+
+    /// The best of a few random options of `p` by its standing right after.
+    fn greedy_step(&mut self, d: &Session<'_>, p: usize, judge: Judge) -> Result<usize, PlayError> {
+        let n = d.option_count(p);
+        let mut best = (f64::NEG_INFINITY, 0);
+        for _ in 0..GREEDY_PLAYOUT_WIDTH.min(n) {
+            let i = self.rng.below(n as u64) as usize;
+            let mut copy = d.clone();
+            copy.apply_index(p, i)?;
+            let v = standing(judge, &copy, p)?;
+            if v > best.0 {
+                best = (v, i);
+            }
+        }
+        Ok(best.1)
+    }
+}
+
+impl Bot for MctsBot {
+    fn choose(&mut self, obs: &dyn Observation) -> Result<usize, String> {
+        let n = obs.option_count();
+        if n <= 1 {
+            return Ok(0);
+        }
+        let seat = obs.player();
+        let mut tree = Tree { nodes: vec![Node::default()], keys: HashMap::new() };
+        let start = Instant::now();
+        let (mut done, mut failed) = (0u64, 0u64);
+        let mut first_error = None;
+        while done + failed < self.iterations && self.time.is_none_or(|t| start.elapsed() < t) {
+            match self.iterate(&mut tree, obs) {
+                Ok(()) => done += 1,
+                Err(e) => {
+                    failed += 1;
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        if done == 0 {
+            return Err(format!(
+                "bot `mcts`: every simulation failed: {}",
+                first_error.map(|e| e.to_string()).unwrap_or_else(|| "no time to simulate".into())
+            ));
+        }
+        // The most visited of the seat's options at the root (its true options, by id).
+        let root = &tree.nodes[0];
+        let bandit = root.bandits.iter().find(|b| b.seat == seat);
+        let visits = |id: &str| -> (u32, f64) {
+            let key = tree.keys.get(id);
+            bandit
+                .and_then(|b| b.edges.iter().find(|e| Some(&e.key) == key))
+                .map(|e| (e.visits, if e.visits > 0 { e.total / e.visits as f64 } else { 0.0 }))
+                .unwrap_or((0, 0.0))
+        };
+        let options = obs.options();
+        let best = (0..n)
+            .max_by(|a, b| {
+                let (va, ma) = visits(&options[*a].id);
+                let (vb, mb) = visits(&options[*b].id);
+                va.cmp(&vb).then(ma.total_cmp(&mb)).then(b.cmp(a))
+            })
+            .expect("n > 1");
+        Ok(best)
+    }
+}

@@ -1,0 +1,144 @@
+//! Bots: automatic players that see only what their seat sees ([`Observation`]) and pick one
+//! of the legal options. Search bots ([`mcts`], [`greedy`]) look ahead in samples of what
+//! they cannot see ([`crate::determinize`]), never in the true state.
+
+pub mod eval;
+pub mod greedy;
+pub mod mcts;
+pub mod spec;
+
+pub use spec::{BotSpec, BotTable};
+
+use crate::error::PlayError;
+use crate::rng::{derive_seed, GameRng};
+use crate::session::{OptionInfo, Session};
+use crate::view::View;
+use crate::Game;
+
+/// What a bot may look at: its seat's view and its legal options, and samples of complete
+/// games consistent with them. Nothing else.
+pub trait Observation {
+    /// The seat deciding.
+    fn player(&self) -> usize;
+    /// Number of legal options.
+    fn option_count(&self) -> usize;
+    /// The legal options.
+    fn options(&self) -> Vec<OptionInfo>;
+    /// The seat's view of the game.
+    fn view(&self) -> View;
+    /// The game's rules (public: they are the game files).
+    fn game(&self) -> &Game;
+    /// A complete game consistent with everything the seat knows, drawn from `seed`
+    /// (see [`crate::determinize`]): the ground search bots play their simulations on.
+    fn sample(&self, seed: u64) -> Result<Session<'_>, PlayError>;
+}
+
+/// A seat's observation of a session.
+pub struct SeatObservation<'a, 'g> {
+    session: &'a Session<'g>,
+    player: usize,
+}
+
+impl<'a, 'g> SeatObservation<'a, 'g> {
+    /// The observation of `player` in `session`.
+    pub fn new(session: &'a Session<'g>, player: usize) -> Self {
+        SeatObservation { session, player }
+    }
+}
+
+impl Observation for SeatObservation<'_, '_> {
+    fn player(&self) -> usize {
+        self.player
+    }
+    fn option_count(&self) -> usize {
+        self.session.option_count(self.player)
+    }
+    fn options(&self) -> Vec<OptionInfo> {
+        self.session.options(self.player)
+    }
+    fn view(&self) -> View {
+        self.session.view(self.player)
+    }
+    fn game(&self) -> &Game {
+        self.session.game()
+    }
+    fn sample(&self, seed: u64) -> Result<Session<'_>, PlayError> {
+        crate::determinize::sample(self.session, self.player, seed)
+    }
+}
+
+/// An automatic player.
+pub trait Bot: Send {
+    /// Picks an option index in `0..obs.option_count()`, or says why it cannot (a script of
+    /// the game failed in every simulation it tried).
+    fn choose(&mut self, obs: &dyn Observation) -> Result<usize, String>;
+}
+
+/// Picks uniformly at random, from its own generator (seeded per game and seat, so a
+/// simulation is reproducible and bots never touch the game's generator).
+pub struct RandomBot(GameRng);
+
+impl Bot for RandomBot {
+    fn choose(&mut self, obs: &dyn Observation) -> Result<usize, String> {
+        Ok(self.0.below(obs.option_count().max(1) as u64) as usize)
+    }
+}
+
+/// Always picks the first legal option: a deterministic baseline.
+pub struct FirstBot;
+
+impl Bot for FirstBot {
+    fn choose(&mut self, _obs: &dyn Observation) -> Result<usize, String> {
+        Ok(0)
+    }
+}
+
+/// A kind of bot `--bot` accepts, with its options.
+pub struct BotKind {
+    /// Name (`--bot NAME`).
+    pub name: &'static str,
+    /// What it does.
+    pub about: &'static str,
+    /// Options it takes: (key, what it means and its default).
+    pub options: &'static [(&'static str, &'static str)],
+    /// Whether it samples what its seat cannot see (the game must follow what seats know).
+    pub searches: bool,
+}
+
+/// Every bot `--bot` accepts.
+pub const BOTS: &[BotKind] = &[
+    BotKind { name: "random", about: "picks a legal option at random", options: &[], searches: false },
+    BotKind { name: "first", about: "always picks the first legal option", options: &[], searches: false },
+    BotKind {
+        name: "greedy",
+        about: "tries each option in samples of what it cannot see and takes the one that leaves it best placed \
+                (by the game's [bots] evaluate, else its score) when its turn comes again",
+        options: &[("samples", "samples of the hidden information per option (default 4)")],
+        searches: true,
+    },
+    BotKind {
+        name: "mcts",
+        about: "information-set Monte Carlo tree search over samples of what it cannot see (simultaneous \
+                commits searched without seeing the others')",
+        options: mcts::OPTIONS,
+        searches: true,
+    },
+];
+
+/// The names of the bots, for messages.
+pub fn bot_names() -> String {
+    BOTS.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Makes the bot `spec` names for a seat of `game` started with `seed`. Bots are seeded
+/// from the game seed and their seat, so a game is reproducible.
+pub fn make_bot(spec: &BotSpec, game: &Game, seed: u64, seat: usize) -> Result<Box<dyn Bot>, String> {
+    let rng = GameRng::new(derive_seed(seed ^ 0xB07_B07, seat as u64));
+    match spec.name.as_str() {
+        "random" => Ok(Box::new(RandomBot(rng))),
+        "first" => Ok(Box::new(FirstBot)),
+        "greedy" => Ok(Box::new(greedy::GreedyBot::new(spec, game, rng)?)),
+        "mcts" => Ok(Box::new(mcts::MctsBot::new(spec, game, rng)?)),
+        other => Err(format!("unknown bot `{other}`; available: {}", bot_names())),
+    }
+}

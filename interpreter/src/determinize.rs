@@ -1,0 +1,470 @@
+//! Determinization: a complete game consistent with everything one seat knows, sampled
+//! without reading what it does not know. Search bots play their simulations in such samples.
+//!
+//! What a sample keeps and what it draws anew (the rules authors rely on, in `games/README.md`):
+//!
+//! - **Components** in places the seat sees whole, and the top of `top` piles, stay where
+//!   they are. Every other component is dealt anew, at random, among the places the seat
+//!   cannot see into, keeping how many each holds, and only where the seat's [`Knowledge`]
+//!   says it may be (a card seen going into a hand stays in that hand). The order of what a
+//!   seat cannot see is drawn anew too (a shuffled deck is shuffled again).
+//! - **Hidden commits** of other seats not yet revealed are forgotten: those seats decide
+//!   again, from options worked out anew in the sample. The seat's own commit and options
+//!   stay.
+//! - **Values** (tracks and vars) another seat alone may see are reset to their declared
+//!   start or default. Values nobody sees (`hidden`) are the rules' bookkeeping of what the
+//!   table saw and are kept; a secret belongs in a zone or an `owner` value.
+//! - **The random generator** is reseeded from the sample's seed: a copy that kept it would
+//!   know every future shuffle and draw.
+//! - The flow position (phases, steps, the contexts scripts passed along), grids, properties
+//!   of components and what was shown to the table are kept.
+//!
+//! Everything a sample depends on is in what the seat sees, its [`Knowledge`], the number of
+//! components in each place and the seed: two states alike in those give the same samples.
+
+use crate::error::PlayError;
+use crate::knowledge::{knows_all, Knowledge};
+use crate::rng::{derive_seed, GameRng};
+use crate::script::Work;
+use crate::session::Session;
+use crate::state::{State, NOWHERE};
+use crate::Game;
+
+/// Samples a complete game consistent with what `seat` knows in `session`, from `seed`.
+/// The session must follow what seats know ([`Session::new_tracked`]).
+pub fn sample<'g>(session: &Session<'g>, seat: usize, seed: u64) -> Result<Session<'g>, PlayError> {
+    let game = session.game();
+    let knowledge = session.knowledge().ok_or_else(|| {
+        PlayError::Illegal(
+            "this game does not follow what each seat knows, so hidden information cannot be sampled: \
+             start it with Session::new_tracked"
+                .into(),
+        )
+    })?;
+    let mut last_error = None;
+    for attempt in 0..ATTEMPTS {
+        let seed = derive_seed(seed, attempt);
+        let mut rng = GameRng::new(derive_seed(seed, 0x5A3B1E));
+        let mut st = session.state().clone();
+        st.trace = None;
+        st.pushed_out.clear();
+        let drawn = redeal(game, knowledge, &mut st, seat, &mut rng).and_then(|()| {
+            reset_secret_values(game, &mut st, seat);
+            st.rng = GameRng::new(derive_seed(seed, 0xD1CE));
+            reopen_commits(game, &mut st, seat)
+        });
+        match drawn {
+            Ok(()) => return Ok(Session::from_state(game, st, session.seed())),
+            Err(e) => last_error = Some(e),
+        }
+    }
+    Err(last_error.expect("at least one attempt"))
+}
+
+/// Draws a sample tries before giving up: a draw the game's own rules contradict (a seat the
+/// flow asks to decide has no legal option in it) is thrown away and drawn again, which
+/// conditions the sample on what the seat saw of the flow.
+const ATTEMPTS: u64 = 50;
+
+/// The places `seat` cannot see into, with the positions in each that it cannot see.
+struct Unseen {
+    /// Per place number: the positions (indexes into the zone's cards) to fill, in order.
+    open: Vec<Vec<usize>>,
+    /// The components at those positions, in index order (who they are is known: everything
+    /// the seat does not see).
+    cards: Vec<u32>,
+}
+
+fn unseen(game: &Game, knowledge: &Knowledge, st: &State, seat: usize) -> Unseen {
+    let r = &game.rules;
+    let mut open = vec![Vec::new(); knowledge.places()];
+    let mut cards = Vec::new();
+    for (z, slots) in st.zones.iter().enumerate() {
+        for (o, slot) in slots.iter().enumerate() {
+            if knows_all(r, st, z, o, seat) {
+                continue;
+            }
+            let top_seen = st.visibility(r, z, o) == crate::def::Visibility::Top;
+            let place = knowledge.place((z as u32, o as u32));
+            for (pos, c) in slot.cards.iter().enumerate() {
+                if top_seen && pos + 1 == slot.cards.len() {
+                    continue;
+                }
+                open[place].push(pos);
+                cards.push(*c);
+            }
+        }
+    }
+    // Components out of every zone: "nowhere" holds as many as it does.
+    let nowhere = knowledge.places() - 1;
+    for (c, loc) in st.location.iter().enumerate() {
+        if *loc == NOWHERE {
+            let pos = open[nowhere].len();
+            open[nowhere].push(pos);
+            cards.push(c as u32);
+        }
+    }
+    cards.sort_unstable();
+    Unseen { open, cards }
+}
+
+/// Deals the components `seat` cannot see anew among the places it cannot see into.
+fn redeal(game: &Game, knowledge: &Knowledge, st: &mut State, seat: usize, rng: &mut GameRng) -> Result<(), PlayError> {
+    let unseen = unseen(game, knowledge, st, seat);
+    let mut cap: Vec<usize> = unseen.open.iter().map(Vec::len).collect();
+    let allowed: Vec<Vec<usize>> =
+        unseen.cards.iter().map(|c| knowledge.possible(seat, *c as usize).filter(|p| cap[*p] > 0).collect()).collect();
+    let assigned = assign(&allowed, &mut cap, rng).ok_or_else(|| {
+        PlayError::Rule(format!(
+            "cannot deal the components {} cannot see consistently with what it saw (a move the engine did not follow?)",
+            game.rules.seat_name(seat)
+        ))
+    })?;
+    let mut by_place: Vec<Vec<u32>> = vec![Vec::new(); unseen.open.len()];
+    for (i, place) in assigned.iter().enumerate() {
+        by_place[*place].push(unseen.cards[i]);
+    }
+    let nowhere = knowledge.places() - 1;
+    for (z, slots) in st.zones.iter_mut().enumerate() {
+        for (o, slot) in slots.iter_mut().enumerate() {
+            let place = knowledge.place((z as u32, o as u32));
+            let cards = &mut by_place[place];
+            rng.shuffle(cards);
+            for (pos, c) in unseen.open[place].iter().zip(cards.iter()) {
+                slot.cards[*pos] = *c;
+                st.location[*c as usize] = (z as u32, o as u32);
+            }
+        }
+    }
+    for c in &by_place[nowhere] {
+        st.location[*c as usize] = NOWHERE;
+    }
+    Ok(())
+}
+
+/// Assigns each item one of its allowed places, within each place's capacity, at random:
+/// the most constrained first, each to a place drawn in proportion to the room left there;
+/// an item that finds no room moves others along (an augmenting path). `None` if no
+/// assignment exists.
+fn assign(allowed: &[Vec<usize>], cap: &mut [usize], rng: &mut GameRng) -> Option<Vec<usize>> {
+    let mut order: Vec<usize> = (0..allowed.len()).collect();
+    rng.shuffle(&mut order);
+    order.sort_by_key(|i| allowed[*i].len());
+    let mut at = vec![usize::MAX; allowed.len()];
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); cap.len()];
+    for i in order {
+        let room: usize = allowed[i].iter().map(|p| cap[*p]).sum();
+        if room > 0 {
+            let mut pick = rng.below(room as u64) as usize;
+            let place = *allowed[i].iter().find(|p| {
+                if pick < cap[**p] {
+                    true
+                } else {
+                    pick -= cap[**p];
+                    false
+                }
+            })?;
+            cap[place] -= 1;
+            members[place].push(i);
+            at[i] = place;
+        } else {
+            let mut visited = vec![false; cap.len()];
+            if !augment(i, allowed, cap, &mut members, &mut at, &mut visited) {
+                return None;
+            }
+        }
+    }
+    Some(at)
+}
+
+/// Finds item `i` a place, moving items already placed along a chain if needed.
+fn augment(
+    i: usize,
+    allowed: &[Vec<usize>],
+    cap: &mut [usize],
+    members: &mut [Vec<usize>],
+    at: &mut [usize],
+    visited: &mut [bool],
+) -> bool {
+    for &p in &allowed[i] {
+        if visited[p] {
+            continue;
+        }
+        visited[p] = true;
+        if cap[p] > 0 {
+            cap[p] -= 1;
+            members[p].push(i);
+            at[i] = p;
+            return true;
+        }
+        for k in 0..members[p].len() {
+            let other = members[p][k];
+            if augment(other, allowed, cap, members, at, visited) {
+                // `other` found room elsewhere: `i` takes its position here.
+                members[p][k] = i;
+                at[i] = p;
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Values only another seat may see go back to their declared start.
+fn reset_secret_values(game: &Game, st: &mut State, seat: usize) {
+    let r = &game.rules;
+    let secret = |vis: crate::def::Visibility, per_player: bool, owner: usize| {
+        per_player && vis == crate::def::Visibility::Owner && owner != seat
+    };
+    for (t, info) in r.tracks.iter().enumerate() {
+        let start = info.start.get(&r.params, st.players);
+        for (o, v) in st.tracks[t].iter_mut().enumerate() {
+            if secret(info.visible, info.per_player, o) {
+                *v = start;
+            }
+        }
+    }
+    for (i, info) in r.vars.iter().enumerate() {
+        if info.derived.is_some() {
+            continue;
+        }
+        for (o, v) in st.vars[i].iter_mut().enumerate() {
+            if secret(info.visible, info.per_player, o) {
+                *v = info.default.clone();
+            }
+        }
+    }
+}
+
+/// Other seats' unrevealed commits are forgotten and their options worked out anew in the
+/// sampled state (their hands are not the true ones any more).
+fn reopen_commits(game: &Game, st: &mut State, seat: usize) -> Result<(), PlayError> {
+    let Some(mut pending) = st.pending.take() else { return Ok(()) };
+    let mut work = Work::new(std::mem::replace(st, State::empty()), false);
+    for (slot, &p) in pending.players.iter().enumerate() {
+        if p == seat {
+            continue;
+        }
+        let building = &mut pending.building;
+        if let Some(b) = building.get_mut(slot) {
+            b.clear();
+        }
+        let options = game.options_for(&mut work, pending.decision, p, &pending.ctx)?;
+        if options.is_empty() {
+            return Err(PlayError::Rule(format!(
+                "in a sample of what {} cannot see, {} has no legal option",
+                game.rules.seat_name(seat),
+                game.rules.seat_name(p)
+            )));
+        }
+        pending.chosen[slot] = game.auto_choice(&mut work, pending.decision, p, &options, &pending.ctx)?;
+        pending.options[slot] = options;
+    }
+    *st = work.state;
+    st.pending = Some(pending);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::GameRng;
+
+    /// The bundled games (with their player counts) the tests sample.
+    const GAMES: &[(&str, usize)] = &[
+        ("goofspiel", 2),
+        ("goofspiel", 3),
+        ("flaschenteufel", 4),
+        ("adel-verpflichtet", 3),
+        ("mille-grazie", 3),
+        ("club-degli-spendaccioni", 4),
+    ];
+
+    /// A bundled game, loaded once for all the tests of this module.
+    fn game(name: &str) -> &'static Game {
+        static LOADED: std::sync::OnceLock<Vec<(&'static str, Game)>> = std::sync::OnceLock::new();
+        let all = LOADED.get_or_init(|| {
+            GAMES
+                .iter()
+                .map(|(n, _)| *n)
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .map(|n| {
+                    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games").join(n);
+                    let loaded = crate::load_game(&path, &crate::LoadOptions::default());
+                    (n, loaded.game.unwrap_or_else(|| panic!("{n} loads: {:?}", loaded.diagnostics)))
+                })
+                .collect()
+        });
+        &all.iter().find(|(n, _)| *n == name).expect("a game of GAMES").1
+    }
+
+    /// A tracked game after `steps` random decisions (fewer if it ends), and the seat to act.
+    fn played(game: &Game, players: usize, seed: u64, steps: usize) -> (Session<'_>, usize) {
+        let mut s = Session::new_tracked(game, players, seed, false).unwrap();
+        let mut rng = GameRng::new(seed ^ 77);
+        for _ in 0..steps {
+            let Some(&p) = s.to_act().first() else { break };
+            let n = s.option_count(p) as u64;
+            let before = s.clone();
+            s.apply_index(p, rng.below(n) as usize).unwrap();
+            if s.is_over() {
+                s = before;
+                break;
+            }
+        }
+        let p = *s.to_act().first().expect("a seat must act");
+        (s, p)
+    }
+
+    fn state_json(s: &Session<'_>) -> String {
+        serde_json::to_string(s.state()).unwrap()
+    }
+
+    /// The view a seat has, without who has committed (a sample reopens others' commits).
+    fn seen(s: &Session<'_>, seat: usize) -> String {
+        let mut v = s.view(seat);
+        if let Some(p) = v.pending.as_mut() {
+            p.waiting_for.clear();
+            p.committed.clear();
+        }
+        serde_json::to_string(&v).unwrap()
+    }
+
+    #[test]
+    fn a_sample_looks_the_same_to_the_seat_and_plays_on() {
+        for (name, players) in GAMES {
+            let g = game(name);
+            for (seed, steps) in [(1, 0), (2, 7), (3, 40), (4, 150)] {
+                let (s, seat) = played(g, *players, seed, steps);
+                for k in 0..3 {
+                    let mut sample = sample(&s, seat, k).unwrap_or_else(|e| panic!("{name} seed {seed}: {e}"));
+                    assert_eq!(seen(&sample, seat), seen(&s, seat), "{name} seed {seed} step {steps}: the seat's view");
+                    assert_eq!(sample.options(seat), s.options(seat));
+                    let mut rng = GameRng::new(k);
+                    // Far enough to cross a round or two (to the end would test the games, not
+                    // the samples, and take long in a debug build).
+                    for _ in 0..60 {
+                        let Some(&p) = sample.to_act().first() else { break };
+                        let n = sample.option_count(p) as u64;
+                        sample
+                            .apply_index(p, rng.below(n) as usize)
+                            .unwrap_or_else(|e| panic!("{name} seed {seed} step {steps}: sample plays on: {e}"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn samples_differ_where_the_seat_cannot_see() {
+        let g = game("flaschenteufel");
+        let (s, seat) = played(g, 4, 9, 3);
+        let a = state_json(&sample(&s, seat, 1).unwrap());
+        let b = state_json(&sample(&s, seat, 2).unwrap());
+        assert_ne!(a, b, "two seeds deal the hidden hands differently");
+        assert_eq!(a, state_json(&sample(&s, seat, 1).unwrap()), "one seed, one sample");
+    }
+
+    #[test]
+    fn cards_seen_going_into_a_hand_stay_there_in_every_sample() {
+        // Goofspiel: every seat knows the others' bid cards are in their hands (the game files
+        // deal them there), so a sample never swaps them with the prize deck.
+        let g = game("goofspiel");
+        let (s, seat) = played(g, 3, 5, 4);
+        for k in 0..20 {
+            let sample = sample(&s, seat, k).unwrap();
+            let st = sample.state();
+            let hand = g.rules.zone("hand").unwrap();
+            for owner in 0..3 {
+                let mut ids: Vec<String> =
+                    st.zones[hand][owner].cards.iter().map(|c| st.components.list[*c as usize].id.clone()).collect();
+                let mut true_ids: Vec<String> = s.state().zones[hand][owner]
+                    .cards
+                    .iter()
+                    .map(|c| s.state().components.list[*c as usize].id.clone())
+                    .collect();
+                ids.sort();
+                true_ids.sort();
+                assert_eq!(ids, true_ids, "the hands of Goofspiel are public knowledge by elimination");
+            }
+        }
+    }
+
+    /// Changes what `seat` cannot know: swaps unseen components between places they may both
+    /// be in, changes other seats' hidden commits, values only they see, and the generator.
+    fn perturb(s: &mut Session<'_>, seat: usize, rng: &mut GameRng) {
+        let game = s.game();
+        let knowledge = s.knowledge().unwrap().clone();
+        let st = s.state_mut();
+        let u = unseen(game, &knowledge, st, seat);
+        // Unseen positions as (place, zone, owner, pos).
+        let mut spots = Vec::new();
+        for (z, slots) in st.zones.iter().enumerate() {
+            for o in 0..slots.len() {
+                let place = knowledge.place((z as u32, o as u32));
+                for pos in &u.open[place] {
+                    spots.push((place, z, o, *pos));
+                }
+            }
+        }
+        for _ in 0..spots.len() {
+            let (i, j) = (rng.below(spots.len() as u64) as usize, rng.below(spots.len() as u64) as usize);
+            let (pi, zi, oi, qi) = spots[i];
+            let (pj, zj, oj, qj) = spots[j];
+            let (ci, cj) = (st.zones[zi][oi].cards[qi], st.zones[zj][oj].cards[qj]);
+            if knowledge.may_be(seat, ci as usize, pj) && knowledge.may_be(seat, cj as usize, pi) {
+                st.zones[zi][oi].cards[qi] = cj;
+                st.zones[zj][oj].cards[qj] = ci;
+                st.location[ci as usize] = (zj as u32, oj as u32);
+                st.location[cj as usize] = (zi as u32, oi as u32);
+            }
+        }
+        if let Some(p) = st.pending.as_mut() {
+            for (slot, who) in p.players.iter().enumerate() {
+                if *who != seat && p.commit {
+                    if let Some(c) = p.chosen[slot].as_mut() {
+                        *c = rng.below(p.options[slot].len() as u64) as usize;
+                    }
+                }
+            }
+        }
+        for (t, info) in game.rules.tracks.iter().enumerate() {
+            if info.per_player && info.visible == crate::def::Visibility::Owner {
+                for (o, v) in st.tracks[t].iter_mut().enumerate() {
+                    if o != seat {
+                        *v += rng.below(5) as i64;
+                    }
+                }
+            }
+        }
+        for (i, info) in game.rules.vars.iter().enumerate() {
+            if info.per_player && info.visible == crate::def::Visibility::Owner && info.derived.is_none() {
+                for (o, v) in st.vars[i].iter_mut().enumerate() {
+                    if o != seat {
+                        *v = crate::Value::Int(rng.below(9) as i64);
+                    }
+                }
+            }
+        }
+        st.rng = GameRng::new(rng.below(u64::MAX));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// The proof that sampling never reads the hidden state: two states that show a seat
+        /// the same (same view, same knowledge) give the same samples from the same seed.
+        #[test]
+        fn samples_depend_only_on_what_the_seat_knows(which in 0..GAMES.len(), seed in 0u64..1000, steps in 0usize..120, k in 0u64..4) {
+            let (name, players) = GAMES[which];
+            let g = game(name);
+            let (s, seat) = played(g, players, seed, steps);
+            let mut other = s.clone();
+            perturb(&mut other, seat, &mut GameRng::new(seed + 1));
+            proptest::prop_assert_eq!(seen(&other, seat), seen(&s, seat));
+            let a = sample(&s, seat, k).unwrap();
+            let b = sample(&other, seat, k).unwrap();
+            proptest::prop_assert_eq!(state_json(&a), state_json(&b));
+        }
+    }
+}
