@@ -55,7 +55,7 @@ fn zones_used_by_declarations(r: &Rules) -> HashSet<usize> {
 /// Script functions the declarations name.
 fn functions_named_by_declarations(r: &Rules) -> HashSet<String> {
     let mut f: Vec<&FnRef> = Vec::new();
-    f.extend(r.setup.iter().chain(r.winners.iter()));
+    f.extend(r.setup.iter().chain(r.winners.iter()).chain(r.evaluate.iter()));
     for d in &r.decisions {
         match &d.source {
             OptionSource::Zone { filter, .. } => f.extend(filter.iter()),

@@ -2,6 +2,7 @@
 //! the bad-input corpus and the OpenSpiel cross-check.
 
 mod bad_input;
+mod bots;
 mod cli;
 mod diff;
 mod engine;
