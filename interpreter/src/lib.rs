@@ -9,6 +9,7 @@ pub mod alloc;
 pub mod api;
 pub mod api_doc;
 pub mod api_grid;
+pub mod balance;
 pub mod bot;
 pub mod convert;
 pub mod def;

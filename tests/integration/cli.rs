@@ -384,3 +384,44 @@ fn faults_injected_into_a_bundled_game_are_located() {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+#[test]
+fn balance_compares_two_configurations_on_the_same_seeds() {
+    let o = rulebook(&["balance", "goofspiel", "-p", "2", "-n", "300", "--json", "--vs", "--variant", "split-ties"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["a"]["config"], "(as it comes)");
+    assert_eq!(v["b"]["config"], "--variant split-ties");
+    let diff = |name: &str| v["differences"].as_array().unwrap().iter().find(|d| d["measure"] == name).unwrap().clone();
+    // Split ties share a tied prize instead of discarding it: every seat scores more, and the
+    // same seeds and bids decide the same winners.
+    let score = diff("P1 score");
+    assert!(score["difference"].as_f64().unwrap() > 1.0 && score["p_holm"].as_f64().unwrap() < 0.01, "{score}");
+    let wins = diff("P1 win rate");
+    assert!(wins["p"].as_f64().unwrap() > 0.5, "{wins}");
+    let lo = v["a"]["win_rate_by_seat"][0]["interval"][0].as_f64().unwrap();
+    assert!(lo > 0.3 && lo < 0.6, "a Wilson interval around a rate near one half: {lo}");
+    assert!(v["note"].as_str().unwrap().contains("Holm"));
+}
+
+#[test]
+fn balance_refuses_what_it_cannot_compare() {
+    for (args, message) in [
+        (vec!["balance", "goofspiel", "-p", "2"], "end the command with --vs"),
+        (vec!["balance", "goofspiel", "-p", "2", "-n", "0", "--vs"], "--games 0"),
+        (vec!["balance", "goofspiel", "-p", "2", "--vs", "--variant", "nope"], "nope"),
+        (vec!["balance", "goofspiel", "-p", "2", "--vs", "--jobs", "2"], "only --variant and --option may follow"),
+        (vec!["balance", "goofspiel", "-p", "2", "--vs", "--option", "cards=99"], "cards"),
+    ] {
+        let o = rulebook(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(text(&o.stderr).contains(message), "{args:?}: {}", text(&o.stderr));
+    }
+}
+
+#[test]
+fn balance_report_reads_as_a_table() {
+    let o = rulebook(&["balance", "goofspiel", "-p", "2", "-n", "200", "--seed", "4", "--vs", "--option", "cards=8"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    insta::assert_snapshot!(text(&o.stdout));
+}

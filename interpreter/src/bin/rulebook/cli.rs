@@ -24,6 +24,9 @@ pub enum Command {
     List(ListArgs),
     /// Play bots against each other many times and summarise the results.
     Simulate(SimulateArgs),
+    /// Compare two configurations of a game (base against a variant or a house rule): the same
+    /// bots and seeds on both sides, every measure with its interval, every difference tested.
+    Balance(BalanceArgs),
     /// Play in the terminal: people (hot seat) and bots.
     Play(PlayArgs),
     /// Check game folders: TOML, references, scripts, smoke playouts. Exit 1 on any error.
@@ -184,6 +187,86 @@ pub struct SimulateArgs {
     /// Print where script time goes: calls and time per script function (on stderr).
     #[arg(long)]
     pub profile: bool,
+}
+
+/// `rulebook balance`
+#[derive(Args, Debug)]
+#[command(after_help = balance_help())]
+pub struct BalanceArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Number of seats.
+    #[arg(long, short = 'p')]
+    pub players: usize,
+    /// Games per configuration.
+    #[arg(long, short = 'n', default_value_t = 500)]
+    pub games: u64,
+    /// Seed of the series: both configurations play the same seeds.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// The bots, as for `simulate` (the same on both sides).
+    #[arg(long, value_name = "[SEAT=]BOT", default_value = "random")]
+    pub bot: Vec<String>,
+    /// An option for every bot that takes it (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub bot_option: Vec<String>,
+    /// Worker threads (the result is the same for any number).
+    #[arg(long, short = 'j', default_value_t = 1)]
+    pub jobs: usize,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// The second configuration follows: `--vs [--variant W]... [--option K=W]...` (nothing
+    /// after it: the game as it comes). Must come last.
+    #[arg(long)]
+    pub vs: bool,
+    /// The second configuration, read from what follows `--vs`.
+    #[arg(skip)]
+    pub vs_game: Option<GameArgs>,
+}
+
+/// Help after `rulebook balance --help`: an example and the bots.
+pub fn balance_help() -> String {
+    format!(
+        "Example: rulebook balance goofspiel -p 2 -n 2000 --vs --variant split-ties\n\
+         (side A: the game as it comes; side B: with the variant)\n\n{}",
+        bots_help()
+    )
+}
+
+/// Splits the words after `--vs` off the command line (clap cannot read two sets of
+/// `--variant`/`--option`): the rest for clap, and the second configuration's words.
+pub fn split_vs(args: Vec<String>) -> (Vec<String>, Option<Vec<String>>) {
+    if args.get(1).map(String::as_str) != Some("balance") && !args.iter().any(|a| a == "balance") {
+        return (args, None);
+    }
+    match args.iter().position(|a| a == "--vs") {
+        Some(i) => (args[..=i].to_vec(), Some(args[i + 1..].to_vec())),
+        None => (args, None),
+    }
+}
+
+/// Reads the second configuration: only `--variant` and `--option` may follow `--vs`.
+pub fn parse_vs(game: &str, words: &[String]) -> Result<GameArgs, String> {
+    let mut out = GameArgs { game: game.to_string(), variants: Vec::new(), options: Vec::new() };
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (w.as_str(), None),
+        };
+        let mut value = || inline.clone().or_else(|| it.next().cloned()).ok_or(format!("`{flag}` needs a value"));
+        match flag {
+            "--variant" => out.variants.push(value()?),
+            "--option" => out.options.push(parse_key_value(&value()?)?),
+            other => {
+                return Err(format!(
+                    "after --vs only --variant and --option may follow (the second configuration), not `{other}`"
+                ))
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// `rulebook play`

@@ -1,5 +1,6 @@
 //! The `rulebook` command line: list, play, simulate and validate games.
 
+mod balance;
 mod cli;
 mod input;
 mod list;
@@ -46,7 +47,17 @@ fn schema(args: &cli::SchemaArgs) -> Result<ExitCode, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let (args, vs) = cli::split_vs(std::env::args().collect());
+    let mut cli = cli::Cli::parse_from(args);
+    if let (cli::Command::Balance(b), Some(words)) = (&mut cli.command, vs) {
+        match cli::parse_vs(&b.game.game, &words) {
+            Ok(g) => b.vs_game = Some(g),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(1);
+            }
+        }
+    }
     // Scripts run on this thread (and on simulate's workers): give it the stack they need.
     let worker = std::thread::Builder::new().stack_size(rulebook::script::SCRIPT_STACK_BYTES).spawn(move || run(&cli));
     match worker.map(|w| w.join()) {
@@ -94,6 +105,7 @@ fn run(cli: &cli::Cli) -> ExitCode {
     let result = match &cli.command {
         cli::Command::List(a) => list::run(cli, a),
         cli::Command::Simulate(a) => simulate::run(cli, a),
+        cli::Command::Balance(a) => balance::run(cli, a),
         cli::Command::Play(a) => play::run(cli, a),
         cli::Command::Validate(a) => validate::run(cli, a),
         cli::Command::Test(a) => test::run(cli, a),

@@ -1,0 +1,163 @@
+//! `rulebook balance`: two configurations of a game, the same bots and seeds, compared.
+
+use crate::cli::{BalanceArgs, Cli, GameArgs};
+use crate::locate::load;
+use indicatif::{ProgressBar, ProgressStyle};
+use rulebook::balance::{compare, Difference, Rate, Report, Side, Spread};
+use rulebook::bot::BotTable;
+use rulebook::sim::{run as run_games, SimConfig};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+pub fn run(cli: &Cli, args: &BalanceArgs) -> Result<ExitCode, String> {
+    let Some(other) = &args.vs_game else {
+        return Err("balance compares two configurations: end the command with --vs [--variant W]... \
+                    [--option K=W]... (nothing after --vs: the game as it comes)"
+            .into());
+    };
+    if args.games == 0 {
+        return Err("--games 0: nothing to compare; play at least one game per configuration".into());
+    }
+    let bots = BotTable::parse(&args.bot, &args.bot_option)?;
+    bots.check_seats(args.players)?;
+    let games = [load(cli, &args.game)?, load(cli, other)?];
+    for g in &games {
+        let r = &g.rules;
+        if args.players < r.min_players || args.players > r.max_players {
+            return Err(format!(
+                "{} is for {}–{} players, not {}",
+                r.title, r.min_players, r.max_players, args.players
+            ));
+        }
+        for p in 0..args.players {
+            rulebook::bot::make_bot(bots.spec(p), g, 0, p)?;
+        }
+    }
+    let cfg = SimConfig {
+        players: args.players,
+        games: args.games,
+        seed: args.seed,
+        bots: bots.clone(),
+        jobs: args.jobs.max(1),
+        keep_moves: false,
+    };
+    let bar = progress(2 * args.games, &games[0].rules.name)?;
+    let mut sides = Vec::new();
+    for (g, config) in games.iter().zip([&args.game, other]) {
+        let records = run_games(g, &cfg, &|| bar.inc(1)).map_err(|f| format!("{}: {f}", flags(config)))?;
+        sides.push(Side::measure(&flags(config), args.players, &records));
+    }
+    bar.finish_and_clear();
+    let b = sides.pop().expect("two sides");
+    let a = sides.pop().expect("two sides");
+    let report = compare(&games[0].rules.name, args.seed, &bots.to_string(), args.players, a, b);
+    if args.json {
+        println!("{}", serde_json::to_string(&report).map_err(|e| e.to_string())?);
+    } else {
+        print!("{}", text(&report, &games[0].rules.title));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn progress(len: u64, name: &str) -> Result<ProgressBar, String> {
+    if !std::io::stderr().is_terminal() {
+        return Ok(ProgressBar::hidden());
+    }
+    let b = ProgressBar::new(len);
+    b.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} games ({per_sec}, eta {eta})")
+            .map_err(|e| e.to_string())?
+            .progress_chars("=> "),
+    );
+    b.set_message(name.to_string());
+    Ok(b)
+}
+
+/// A configuration as the flags that make it (`--variant split-ties --option cards=8`).
+fn flags(g: &GameArgs) -> String {
+    let words: Vec<String> = g
+        .variants
+        .iter()
+        .map(|v| format!("--variant {v}"))
+        .chain(g.options.iter().map(|(k, v)| format!("--option {k}={v}")))
+        .collect();
+    if words.is_empty() {
+        "(as it comes)".into()
+    } else {
+        words.join(" ")
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn rate(r: &Rate) -> String {
+    format!("{} ({}–{})", pct(r.rate), pct(r.interval[0]), pct(r.interval[1]))
+}
+
+fn mean(s: &Spread) -> String {
+    format!("{:.2} ({:.2}–{:.2})", s.mean, s.interval[0], s.interval[1])
+}
+
+/// The difference, in points for rates.
+fn change(d: &Difference) -> String {
+    let is_rate = d.test == "two-proportion z";
+    let f = |x: f64| if is_rate { format!("{:+.1}", x * 100.0) } else { format!("{x:+.2}") };
+    let unit = if is_rate { " pts" } else { "" };
+    format!("{}{unit} ({} to {})", f(d.difference), f(d.interval[0]), f(d.interval[1]))
+}
+
+/// A histogram as a row of bars (▁ to █), scaled to its fullest bin.
+fn sparkline(s: &Spread) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let max = s.histogram.counts.iter().copied().max().unwrap_or(0).max(1);
+    s.histogram.counts.iter().map(|c| if *c == 0 { ' ' } else { BARS[((*c * 7) / max) as usize] }).collect()
+}
+
+/// The terminal report.
+fn text(r: &Report, title: &str) -> String {
+    let mut out = format!(
+        "{title}, {} players, {} games per side, seed {}, bots: {}\n  A: {}\n  B: {}\n\n",
+        r.players, r.a.games, r.seed, r.bots, r.a.config, r.b.config
+    );
+    out.push_str(&format!("{:<22} {:<24} {:<24} {:<28} {:>7} {:>7}\n", "measure", "A", "B", "B − A", "p", "p_holm"));
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    for (p, (ra, rb)) in r.a.win_rate_by_seat.iter().zip(&r.b.win_rate_by_seat).enumerate() {
+        rows.push((format!("P{} win rate", p + 1), rate(ra), rate(rb)));
+    }
+    rows.push(("shared wins".into(), rate(&r.a.shared_wins), rate(&r.b.shared_wins)));
+    rows.push(("length (decisions)".into(), mean(&r.a.length), mean(&r.b.length)));
+    for ((name, ta), (_, tb)) in r.a.tracks.iter().zip(&r.b.tracks) {
+        rows.push((format!("final {name}"), mean(ta), mean(tb)));
+    }
+    if let (Some(ma), Some(mb)) = (&r.a.margin, &r.b.margin) {
+        rows.push(("winner's margin".into(), mean(ma), mean(mb)));
+    }
+    for (p, (sa, sb)) in r.a.score_by_seat.iter().zip(&r.b.score_by_seat).enumerate() {
+        rows.push((format!("P{} score", p + 1), mean(sa), mean(sb)));
+    }
+    for ((name, a, b), d) in rows.iter().zip(&r.differences) {
+        let mark = if d.p_holm < 0.05 { " *" } else { "" };
+        out.push_str(&format!("{name:<22} {a:<24} {b:<24} {:<28} {:>7.4} {:>7.4}{mark}\n", change(d), d.p, d.p_holm));
+    }
+    out.push_str(&format!(
+        "\nfirst-seat advantage (P1 win rate − fair share): A {:+.1} pts, B {:+.1} pts\n",
+        r.a.first_seat_advantage * 100.0,
+        r.b.first_seat_advantage * 100.0
+    ));
+    for (label, s) in [("A", &r.a), ("B", &r.b)] {
+        let q = s.length.quantiles;
+        out.push_str(&format!(
+            "length {label}: {:.0} to {:.0} decisions, quartiles {:.0} / {:.0} / {:.0}  {}\n",
+            s.length.range[0],
+            s.length.range[1],
+            q[1],
+            q[2],
+            q[3],
+            sparkline(&s.length)
+        ));
+    }
+    out.push_str(&format!("\n* p_holm < 0.05. {}\n", r.note));
+    out
+}
