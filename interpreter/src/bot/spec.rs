@@ -156,6 +156,13 @@ impl BotTable {
             None => Ok(()),
         }
     }
+
+    /// Checks the table fits `game` with `players` seats: the seats exist and every seat's
+    /// bot can be made (its options are valid, the game has what it needs).
+    pub fn check(&self, game: &crate::Game, players: usize) -> Result<(), String> {
+        self.check_seats(players)?;
+        (0..players).try_for_each(|p| super::make_bot(self.spec(p), game, 0, p).map(|_| ()))
+    }
 }
 
 /// `P2`, `p2` or `2` -> seat 1.

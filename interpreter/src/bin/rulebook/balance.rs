@@ -4,7 +4,6 @@ use crate::cli::{BalanceArgs, Cli, GameArgs};
 use crate::locate::load;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulebook::balance::{compare, Difference, Rate, Report, Side, Spread};
-use rulebook::bot::BotTable;
 use rulebook::sim::{run as run_games, SimConfig};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -18,8 +17,7 @@ pub fn run(cli: &Cli, args: &BalanceArgs) -> Result<ExitCode, String> {
     if args.games == 0 {
         return Err("--games 0: nothing to compare; play at least one game per configuration".into());
     }
-    let bots = BotTable::parse(&args.bot, &args.bot_option)?;
-    bots.check_seats(args.players)?;
+    let bots = args.bots.table()?;
     let games = [load(cli, &args.game)?, load(cli, other)?];
     for g in &games {
         let r = &g.rules;
@@ -29,9 +27,7 @@ pub fn run(cli: &Cli, args: &BalanceArgs) -> Result<ExitCode, String> {
                 r.title, r.min_players, r.max_players, args.players
             ));
         }
-        for p in 0..args.players {
-            rulebook::bot::make_bot(bots.spec(p), g, 0, p)?;
-        }
+        bots.check(g, args.players)?;
     }
     let cfg = SimConfig {
         players: args.players,

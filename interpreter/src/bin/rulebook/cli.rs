@@ -140,6 +140,25 @@ pub struct ListArgs {
     pub json: bool,
 }
 
+/// `--bot` and `--bot-option`, for every command that seats bots.
+#[derive(Args, Debug)]
+pub struct BotArgs {
+    /// The bots: `NAME[:KEY=VALUE,...]` for every bot seat, `P2=NAME...` for one seat (repeat
+    /// the flag). Bots: random, first, greedy, mcts (see below).
+    #[arg(long, value_name = "[SEAT=]BOT", default_value = "random")]
+    pub bot: Vec<String>,
+    /// An option for every bot that takes it, e.g. `iterations=500` (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub bot_option: Vec<String>,
+}
+
+impl BotArgs {
+    /// The table of bots these flags name.
+    pub fn table(&self) -> Result<rulebook::bot::BotTable, String> {
+        rulebook::bot::BotTable::parse(&self.bot, &self.bot_option)
+    }
+}
+
 /// The bots and their options, for the help of the commands that take `--bot`.
 pub fn bots_help() -> String {
     let mut out = String::from("Bots (--bot NAME or --bot NAME:KEY=VALUE,...; --bot P2=NAME for one seat):\n");
@@ -168,13 +187,8 @@ pub struct SimulateArgs {
     /// Seed of the series (each game derives its own).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The bots: `NAME[:KEY=VALUE,...]` for every seat, `P2=NAME...` for one seat (repeat
-    /// the flag). Bots: random, first, greedy, mcts (see below).
-    #[arg(long, value_name = "[SEAT=]BOT", default_value = "random")]
-    pub bot: Vec<String>,
-    /// An option for every bot that takes it, e.g. `iterations=500` (repeatable).
-    #[arg(long, value_name = "KEY=VALUE")]
-    pub bot_option: Vec<String>,
+    #[command(flatten)]
+    pub bots: BotArgs,
     /// Worker threads (the result is the same for any number).
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
@@ -204,12 +218,9 @@ pub struct BalanceArgs {
     /// Seed of the series: both configurations play the same seeds.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The bots, as for `simulate` (the same on both sides).
-    #[arg(long, value_name = "[SEAT=]BOT", default_value = "random")]
-    pub bot: Vec<String>,
-    /// An option for every bot that takes it (repeatable).
-    #[arg(long, value_name = "KEY=VALUE")]
-    pub bot_option: Vec<String>,
+    /// The bots (the same on both sides).
+    #[command(flatten)]
+    pub bots: BotArgs,
     /// Worker threads (the result is the same for any number).
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
@@ -281,13 +292,8 @@ pub struct PlayArgs {
     /// Make the last N seats bots (seats named in `--bot P2=...` are bots too).
     #[arg(long, default_value_t = 0)]
     pub bots: usize,
-    /// Which bot plays the bot seats: `NAME[:KEY=VALUE,...]`, or `P2=NAME...` for one seat
-    /// (repeat the flag). Bots: random, first, greedy, mcts (see below).
-    #[arg(long, value_name = "[SEAT=]BOT", default_value = "random")]
-    pub bot: Vec<String>,
-    /// An option for every bot that takes it, e.g. `iterations=500` (repeatable).
-    #[arg(long, value_name = "KEY=VALUE")]
-    pub bot_option: Vec<String>,
+    #[command(flatten)]
+    pub bot_args: BotArgs,
     /// Seed (default: from the clock, printed so the game can be replayed).
     #[arg(long)]
     pub seed: Option<u64>,

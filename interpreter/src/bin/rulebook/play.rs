@@ -15,12 +15,12 @@ const HELP: &str =
     "type an option's number, id or label (to choose a set: its ids in any order, or one at a time, then `done`); `log` shows what you have seen happen; `view` redraws; `quit` ends the game";
 
 pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
-    let table = BotTable::parse(&args.bot, &args.bot_option)?;
+    let table = args.bot_args.table()?;
     let game = load(cli, &args.game)?;
     if args.bots > args.players {
         return Err(format!("--bots {} is more than --players {}", args.bots, args.players));
     }
-    table.check_seats(args.players)?;
+    table.check(&game, args.players)?;
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
     });

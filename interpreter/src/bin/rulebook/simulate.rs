@@ -10,16 +10,13 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
-    let bots = BotTable::parse(&args.bot, &args.bot_option)?;
+    let bots = args.bots.table()?;
     let game = load(cli, &args.game)?;
     let r = &game.rules;
     if args.players < r.min_players || args.players > r.max_players {
         return Err(format!("{} is for {}–{} players, not {}", r.title, r.min_players, r.max_players, args.players));
     }
-    bots.check_seats(args.players)?;
-    for p in 0..args.players {
-        rulebook::bot::make_bot(bots.spec(p), &game, 0, p)?;
-    }
+    bots.check(&game, args.players)?;
     let cfg = SimConfig {
         players: args.players,
         games: args.games,
