@@ -312,6 +312,9 @@ pub struct Report {
     pub differences: Vec<Difference>,
     /// How to read many p-values at once.
     pub note: String,
+    /// The sequential test, when one decided how many games to play (`--until-decided`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<Sequential>,
 }
 
 /// Compares two sides measured over the same seeds.
@@ -337,7 +340,149 @@ pub fn compare(game: &str, seed: u64, bots: &str, players: usize, a: Side, b: Si
          (Holm's adjustment), which keeps the chance of any false alarm among them under 5%.",
         diffs.len()
     );
-    Report { game: game.to_string(), players, seed, bots: bots.to_string(), a, b, differences: diffs, note }
+    Report {
+        game: game.to_string(),
+        players,
+        seed,
+        bots: bots.to_string(),
+        a,
+        b,
+        differences: diffs,
+        note,
+        sequential: None,
+    }
+}
+
+/// A per-game number the sequential test follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// 1 when the seat won (a shared win too), else 0.
+    Wins(usize),
+    /// The seat's final score.
+    Score(usize),
+    /// Decisions in the game.
+    Length,
+    /// The winner's score minus the runner-up's.
+    Margin,
+}
+
+impl Measure {
+    /// Reads `wins:P1`, `score:P2`, `length` or `margin`.
+    pub fn parse(text: &str, players: usize) -> Result<Measure, String> {
+        let seat = |s: &str| -> Result<usize, String> {
+            match s.trim_start_matches(['P', 'p']).parse::<usize>() {
+                Ok(n) if n >= 1 && n <= players => Ok(n - 1),
+                _ => Err(format!("`{s}` is not a seat of this {players}-player game (P1..P{players})")),
+            }
+        };
+        match text.split_once(':') {
+            Some(("wins", s)) => Ok(Measure::Wins(seat(s)?)),
+            Some(("score", s)) => Ok(Measure::Score(seat(s)?)),
+            None if text == "length" => Ok(Measure::Length),
+            None if text == "margin" => Ok(Measure::Margin),
+            _ => Err(format!("unknown measure `{text}`: use wins:P1, score:P1, length or margin")),
+        }
+    }
+
+    /// Its value in one game, or why the game cannot give it.
+    pub fn value(self, r: &GameRecord) -> Result<f64, String> {
+        let score = |p: usize| {
+            r.scores.get(p).map(|s| *s as f64).ok_or("the game declares no score (`[game] score`)".to_string())
+        };
+        match self {
+            Measure::Wins(p) => Ok(if r.winners.contains(&p) { 1.0 } else { 0.0 }),
+            Measure::Score(p) => score(p),
+            Measure::Length => Ok(r.decisions as f64),
+            Measure::Margin => score(0).map(|_| margin(r)),
+        }
+    }
+}
+
+impl std::fmt::Display for Measure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Measure::Wins(p) => write!(f, "wins:P{}", p + 1),
+            Measure::Score(p) => write!(f, "score:P{}", p + 1),
+            Measure::Length => write!(f, "length"),
+            Measure::Margin => write!(f, "margin"),
+        }
+    }
+}
+
+/// What the sequential test has decided.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// B differs from A by the margin or more (in the direction of `difference`).
+    Changed,
+    /// No change beyond ± the margin.
+    NoChange,
+    /// Not yet: more games are needed (or the game limit came first).
+    Undecided,
+}
+
+/// The state of a sequential probability ratio test (Wald's SPRT, with the normal
+/// approximation fishtest uses for chess engines) of "B − A = 0" against "B − A = ±margin" on
+/// one measure, over games paired by seed. Two one-sided tests run together: "changed" as soon
+/// as either finds the shift, "no change" once both reject it. Error rates: 5% each way.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Sequential {
+    /// The measure.
+    pub measure: String,
+    /// The smallest change that matters, in the measure's units.
+    pub margin: f64,
+    /// Game pairs so far.
+    pub pairs: u64,
+    /// Mean of B − A over the pairs.
+    pub difference: f64,
+    /// Log-likelihood ratio of "+margin" against "no change".
+    pub llr_up: f64,
+    /// Log-likelihood ratio of "−margin" against "no change".
+    pub llr_down: f64,
+    /// The bounds: at or below the first a test accepts "no change", at or above the second
+    /// it accepts the shift.
+    pub bounds: [f64; 2],
+    /// The decision so far.
+    pub verdict: Verdict,
+}
+
+/// Type I and type II error rates of the sequential test.
+const SPRT_ERROR: f64 = 0.05;
+
+/// The sequential test of `measure` over the pairs `a[i]`, `b[i]` (the same seed each).
+pub fn sequential(measure: Measure, margin: f64, a: &[GameRecord], b: &[GameRecord]) -> Result<Sequential, String> {
+    let d: Vec<f64> =
+        a.iter().zip(b).map(|(x, y)| Ok(measure.value(y)? - measure.value(x)?)).collect::<Result<_, String>>()?;
+    let n = d.len() as f64;
+    let sum: f64 = d.iter().sum();
+    let mean = if d.is_empty() { 0.0 } else { sum / n };
+    let var = if d.len() < 2 { 0.0 } else { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) };
+    // A variance of zero (every pair alike) would make the ratio infinite: floor it at a
+    // hundredth of the margin, squared.
+    let var = var.max((margin / 100.0).powi(2));
+    let llr = |shift: f64| shift / var * (sum - n * shift / 2.0);
+    let (up, down) = (llr(margin), llr(-margin));
+    let lower = (SPRT_ERROR / (1.0 - SPRT_ERROR)).ln();
+    let upper = ((1.0 - SPRT_ERROR) / SPRT_ERROR).ln();
+    let verdict = if d.len() < 2 {
+        Verdict::Undecided
+    } else if up >= upper || down >= upper {
+        Verdict::Changed
+    } else if up <= lower && down <= lower {
+        Verdict::NoChange
+    } else {
+        Verdict::Undecided
+    };
+    Ok(Sequential {
+        measure: measure.to_string(),
+        margin,
+        pairs: d.len() as u64,
+        difference: mean,
+        llr_up: up,
+        llr_down: down,
+        bounds: [lower, upper],
+        verdict,
+    })
 }
 
 #[cfg(test)]
@@ -385,6 +530,37 @@ mod tests {
         holm(&mut d);
         let adjusted: Vec<f64> = d.iter().map(|x| (x.p_holm * 1000.0).round() / 1000.0).collect();
         assert_eq!(adjusted, [0.03, 0.06, 0.06]);
+    }
+
+    fn record(winner: usize, decisions: u64) -> GameRecord {
+        GameRecord {
+            index: 0,
+            seed: 0,
+            winners: vec![winner],
+            scores: vec![],
+            decisions,
+            tracks: vec![],
+            moves: vec![],
+        }
+    }
+
+    #[test]
+    fn the_sequential_test_finds_a_shift_and_accepts_no_change() {
+        // B always one decision longer: a shift of 1 against a margin of 0.5.
+        let a: Vec<_> = (0..40).map(|i| record(0, 20 + i % 5)).collect();
+        let longer: Vec<_> = (0..40).map(|i| record(0, 21 + i % 5)).collect();
+        let s = sequential(Measure::Length, 0.5, &a, &longer).unwrap();
+        assert_eq!(s.verdict, Verdict::Changed);
+        assert!(s.difference == 1.0 && s.llr_up >= s.bounds[1]);
+        // The same games on both sides: no change beyond the margin.
+        assert_eq!(sequential(Measure::Length, 0.5, &a, &a).unwrap().verdict, Verdict::NoChange);
+        // Noisy wins, no real change, few games: not decided yet.
+        let w: Vec<_> = (0..6).map(|i| record(i % 2, 10)).collect();
+        let v: Vec<_> = (0..6).map(|i| record((i / 2) % 2, 10)).collect();
+        assert_eq!(sequential(Measure::Wins(0), 0.05, &w, &v).unwrap().verdict, Verdict::Undecided);
+        assert!(sequential(Measure::Score(0), 1.0, &w, &v).unwrap_err().contains("no score"));
+        assert_eq!(Measure::parse("wins:P2", 2).unwrap(), Measure::Wins(1));
+        assert!(Measure::parse("wins:P3", 2).is_err() && Measure::parse("fun", 2).is_err());
     }
 
     #[test]

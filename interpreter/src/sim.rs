@@ -16,6 +16,9 @@ pub struct SimConfig {
     pub players: usize,
     /// Number of games.
     pub games: u64,
+    /// Index of the first game (a series continued in batches plays `first..first + games`;
+    /// game `i` is the same game whatever the batch).
+    pub first: u64,
     /// Series seed (game `i` uses [`derive_seed`]`(seed, i)`).
     pub seed: u64,
     /// The bot of each seat.
@@ -206,15 +209,15 @@ pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result
         r
     };
     let results: Vec<Result<GameRecord, Box<SimFailure>>> = if cfg.jobs <= 1 {
-        (0..cfg.games).map(one).collect()
+        (cfg.first..cfg.first + cfg.games).map(one).collect()
     } else {
         match rayon::ThreadPoolBuilder::new()
             .num_threads(cfg.jobs)
             .stack_size(crate::script::SCRIPT_STACK_BYTES)
             .build()
         {
-            Ok(pool) => pool.install(|| (0..cfg.games).into_par_iter().map(one).collect()),
-            Err(_) => (0..cfg.games).map(one).collect(),
+            Ok(pool) => pool.install(|| (cfg.first..cfg.first + cfg.games).into_par_iter().map(one).collect()),
+            Err(_) => (cfg.first..cfg.first + cfg.games).map(one).collect(),
         }
     };
     results.into_iter().collect()

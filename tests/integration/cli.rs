@@ -410,7 +410,10 @@ fn balance_refuses_what_it_cannot_compare() {
         (vec!["balance", "goofspiel", "-p", "2"], "end the command with --vs"),
         (vec!["balance", "goofspiel", "-p", "2", "-n", "0", "--vs"], "--games 0"),
         (vec!["balance", "goofspiel", "-p", "2", "--vs", "--variant", "nope"], "nope"),
-        (vec!["balance", "goofspiel", "-p", "2", "--vs", "--jobs", "2"], "only --variant and --option may follow"),
+        (
+            vec!["balance", "goofspiel", "-p", "2", "--vs", "--jobs", "2"],
+            "only --variant, --option and --seed may follow",
+        ),
         (vec!["balance", "goofspiel", "-p", "2", "--vs", "--option", "cards=99"], "cards"),
     ] {
         let o = rulebook(&args);
@@ -424,4 +427,57 @@ fn balance_report_reads_as_a_table() {
     let o = rulebook(&["balance", "goofspiel", "-p", "2", "-n", "200", "--seed", "4", "--vs", "--option", "cards=8"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     insta::assert_snapshot!(text(&o.stdout));
+}
+
+#[test]
+fn balance_until_decided_stops_when_the_sequential_test_decides() {
+    // Split ties raise every score by several points: a margin of one point is decided fast.
+    let o = rulebook(&[
+        "balance",
+        "goofspiel",
+        "-p",
+        "2",
+        "-n",
+        "3000",
+        "--seed",
+        "5",
+        "--until-decided",
+        "--measure",
+        "score:P1",
+        "--margin",
+        "1",
+        "--json",
+        "--vs",
+        "--variant",
+        "split-ties",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["sequential"]["verdict"], "changed", "{}", v["sequential"]);
+    assert!(v["sequential"]["pairs"].as_u64().unwrap() < 3000);
+    assert_eq!(v["a"]["games"], v["sequential"]["pairs"]);
+    // The same game with other seeds: no change of the first seat's win rate beyond 10 points.
+    let o = rulebook(&[
+        "balance",
+        "goofspiel",
+        "-p",
+        "2",
+        "-n",
+        "3000",
+        "--seed",
+        "5",
+        "--until-decided",
+        "--margin",
+        "0.1",
+        "--json",
+        "--vs",
+        "--seed",
+        "6",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["sequential"]["verdict"], "no-change", "{}", v["sequential"]);
+    let o = rulebook(&["balance", "goofspiel", "-p", "2", "--until-decided", "--measure", "length", "--vs"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("needs --margin"), "{}", text(&o.stderr));
 }

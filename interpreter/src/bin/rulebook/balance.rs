@@ -3,7 +3,7 @@
 use crate::cli::{BalanceArgs, Cli, GameArgs};
 use crate::locate::load;
 use indicatif::{ProgressBar, ProgressStyle};
-use rulebook::balance::{compare, Difference, Rate, Report, Side, Spread};
+use rulebook::balance::{compare, sequential, Difference, Measure, Rate, Report, Side, Spread, Verdict};
 use rulebook::sim::{run as run_games, SimConfig};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -29,24 +29,64 @@ pub fn run(cli: &Cli, args: &BalanceArgs) -> Result<ExitCode, String> {
         }
         bots.check(g, args.players)?;
     }
-    let cfg = SimConfig {
+    let test = match args.until_decided {
+        false => None,
+        true => {
+            let measure = Measure::parse(&args.measure, args.players)?;
+            let margin = match (args.margin, measure) {
+                (Some(m), _) if m > 0.0 && m.is_finite() => m,
+                (Some(m), _) => return Err(format!("--margin {m}: the smallest change that matters must be above 0")),
+                (None, Measure::Wins(_)) => 0.05,
+                (None, m) => return Err(format!("--until-decided on `{m}` needs --margin (in its units)")),
+            };
+            Some((measure, margin))
+        }
+    };
+    if args.batch == 0 {
+        return Err("--batch 0: a batch must hold at least one game".into());
+    }
+    let mut cfg = SimConfig {
         players: args.players,
         games: args.games,
+        first: 0,
         seed: args.seed,
         bots: bots.clone(),
         jobs: args.jobs.max(1),
         keep_moves: false,
     };
     let bar = progress(2 * args.games, &games[0].rules.name)?;
-    let mut sides = Vec::new();
-    for (g, config) in games.iter().zip([&args.game, other]) {
-        let records = run_games(g, &cfg, &|| bar.inc(1)).map_err(|f| format!("{}: {f}", flags(config)))?;
-        sides.push(Side::measure(&flags(config), args.players, &records));
+    let mut records = [Vec::new(), Vec::new()];
+    let mut decided = None;
+    while cfg.first < args.games {
+        cfg.games = if test.is_some() { args.batch.min(args.games - cfg.first) } else { args.games };
+        for (side, (g, config)) in games.iter().zip([&args.game, other]).enumerate() {
+            let side_cfg = SimConfig {
+                seed: if side == 1 { args.vs_seed.unwrap_or(args.seed) } else { args.seed },
+                ..cfg.clone()
+            };
+            let batch = run_games(g, &side_cfg, &|| bar.inc(1)).map_err(|f| format!("{}: {f}", flags(config)))?;
+            records[side].extend(batch);
+        }
+        cfg.first += cfg.games;
+        if let Some((measure, margin)) = test {
+            let s = sequential(measure, margin, &records[0], &records[1])?;
+            let done = s.verdict != Verdict::Undecided;
+            decided = Some(s);
+            if done {
+                break;
+            }
+        }
     }
     bar.finish_and_clear();
-    let b = sides.pop().expect("two sides");
-    let a = sides.pop().expect("two sides");
-    let report = compare(&games[0].rules.name, args.seed, &bots.to_string(), args.players, a, b);
+    let [ra, rb] = records;
+    let a = Side::measure(&flags(&args.game), args.players, &ra);
+    let mut b_flags = flags(other);
+    if let Some(s) = args.vs_seed {
+        b_flags.push_str(&format!(" (seed {s})"));
+    }
+    let b = Side::measure(&b_flags, args.players, &rb);
+    let mut report = compare(&games[0].rules.name, args.seed, &bots.to_string(), args.players, a, b);
+    report.sequential = decided;
     if args.json {
         println!("{}", serde_json::to_string(&report).map_err(|e| e.to_string())?);
     } else {
@@ -152,6 +192,18 @@ fn text(r: &Report, title: &str) -> String {
             q[2],
             q[3],
             sparkline(&s.length)
+        ));
+    }
+    if let Some(s) = &r.sequential {
+        let verdict = match s.verdict {
+            Verdict::Changed => format!("CHANGED (B − A = {:+.3})", s.difference),
+            Verdict::NoChange => format!("NO CHANGE beyond ±{}", s.margin),
+            Verdict::Undecided => "UNDECIDED: the game limit came first (raise --games)".into(),
+        };
+        out.push_str(&format!(
+            "\nsequential test of {} (margin ±{}, 5% error each way): {verdict} after {} game pairs \
+             (log-likelihood ratios {:+.2} up, {:+.2} down; bounds {:.2} and {:.2})\n",
+            s.measure, s.margin, s.pairs, s.llr_up, s.llr_down, s.bounds[0], s.bounds[1]
         ));
     }
     out.push_str(&format!("\n* p_holm < 0.05. {}\n", r.note));

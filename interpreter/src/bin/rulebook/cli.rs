@@ -227,20 +227,40 @@ pub struct BalanceArgs {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     pub json: bool,
-    /// The second configuration follows: `--vs [--variant W]... [--option K=W]...` (nothing
-    /// after it: the game as it comes). Must come last.
+    /// Play in batches until a sequential test (SPRT) decides "changed" or "no change beyond
+    /// ±margin" on `--measure`, or `--games` per side are played.
+    #[arg(long)]
+    pub until_decided: bool,
+    /// The measure the sequential test follows: `wins:P1` (default), `score:P2`, `length` or
+    /// `margin`.
+    #[arg(long, default_value = "wins:P1")]
+    pub measure: String,
+    /// The smallest change that matters, in the measure's units (default 0.05 for `wins`;
+    /// required for the others).
+    #[arg(long)]
+    pub margin: Option<f64>,
+    /// Games per side in each batch of `--until-decided`.
+    #[arg(long, default_value_t = 100)]
+    pub batch: u64,
+    /// The second configuration follows: `--vs [--variant W]... [--option K=W]... [--seed S]`
+    /// (nothing after it: the game as it comes). Must come last.
     #[arg(long)]
     pub vs: bool,
     /// The second configuration, read from what follows `--vs`.
     #[arg(skip)]
     pub vs_game: Option<GameArgs>,
+    /// The series seed of the second configuration, when `--vs --seed S` gives one (the sides
+    /// then play different games: a check that a measure does not change by chance).
+    #[arg(skip)]
+    pub vs_seed: Option<u64>,
 }
 
 /// Help after `rulebook balance --help`: an example and the bots.
 pub fn balance_help() -> String {
     format!(
         "Example: rulebook balance goofspiel -p 2 -n 2000 --vs --variant split-ties\n\
-         (side A: the game as it comes; side B: with the variant)\n\n{}",
+         (side A: the game as it comes; side B: with the variant; both play the same seeds)\n\
+         rulebook balance goofspiel -p 2 -n 5000 --until-decided --vs --seed 1   (the same game, other seeds)\n\n{}",
         bots_help()
     )
 }
@@ -257,9 +277,10 @@ pub fn split_vs(args: Vec<String>) -> (Vec<String>, Option<Vec<String>>) {
     }
 }
 
-/// Reads the second configuration: only `--variant` and `--option` may follow `--vs`.
-pub fn parse_vs(game: &str, words: &[String]) -> Result<GameArgs, String> {
+/// Reads the second configuration: only `--variant`, `--option` and `--seed` may follow `--vs`.
+pub fn parse_vs(game: &str, words: &[String]) -> Result<(GameArgs, Option<u64>), String> {
     let mut out = GameArgs { game: game.to_string(), variants: Vec::new(), options: Vec::new() };
+    let mut seed = None;
     let mut it = words.iter();
     while let Some(w) = it.next() {
         let (flag, inline) = match w.split_once('=') {
@@ -270,14 +291,16 @@ pub fn parse_vs(game: &str, words: &[String]) -> Result<GameArgs, String> {
         match flag {
             "--variant" => out.variants.push(value()?),
             "--option" => out.options.push(parse_key_value(&value()?)?),
-            other => {
-                return Err(format!(
-                    "after --vs only --variant and --option may follow (the second configuration), not `{other}`"
-                ))
+            "--seed" => {
+                let v = value()?;
+                seed = Some(v.parse().map_err(|_| format!("--seed `{v}` after --vs is not a number"))?);
             }
+            other => return Err(format!(
+                "after --vs only --variant, --option and --seed may follow (the second configuration), not `{other}`"
+            )),
         }
     }
-    Ok(out)
+    Ok((out, seed))
 }
 
 /// `rulebook play`

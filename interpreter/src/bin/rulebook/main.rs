@@ -51,7 +51,10 @@ fn main() -> ExitCode {
     let mut cli = cli::Cli::parse_from(args);
     if let (cli::Command::Balance(b), Some(words)) = (&mut cli.command, vs) {
         match cli::parse_vs(&b.game.game, &words) {
-            Ok(g) => b.vs_game = Some(g),
+            Ok((g, seed)) => {
+                b.vs_game = Some(g);
+                b.vs_seed = seed;
+            }
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::from(1);

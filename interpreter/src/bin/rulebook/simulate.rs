@@ -20,6 +20,7 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     let cfg = SimConfig {
         players: args.players,
         games: args.games,
+        first: 0,
         seed: args.seed,
         bots: bots.clone(),
         jobs: args.jobs.max(1),
