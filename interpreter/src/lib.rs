@@ -10,6 +10,7 @@ pub mod api;
 pub mod api_doc;
 pub mod api_grid;
 pub mod balance;
+pub mod balance_html;
 pub mod bot;
 pub mod convert;
 pub mod def;

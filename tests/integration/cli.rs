@@ -481,3 +481,32 @@ fn balance_until_decided_stops_when_the_sequential_test_decides() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).contains("needs --margin"), "{}", text(&o.stderr));
 }
+
+#[test]
+fn balance_writes_a_self_contained_html_report_with_plots() {
+    let dir = std::env::temp_dir().join(format!("rulebook-balance-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let page = dir.join("report.html");
+    let o = rulebook(&[
+        "balance",
+        "goofspiel",
+        "-p",
+        "2",
+        "-n",
+        "100",
+        "--html",
+        page.to_str().unwrap(),
+        "--vs",
+        "--variant",
+        "split-ties",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert_eq!(html.matches("<svg").count(), 4, "win rates, lengths, margins, scores");
+    assert!(html.contains("<td>P1 win rate</td>") && html.contains("--variant split-ties"));
+    for fetch in ["src=", "href=", "@import", "<script", "<link"] {
+        assert!(!html.contains(fetch), "the page fetches nothing and runs nothing: {fetch}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

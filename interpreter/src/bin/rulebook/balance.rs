@@ -87,6 +87,11 @@ pub fn run(cli: &Cli, args: &BalanceArgs) -> Result<ExitCode, String> {
     let b = Side::measure(&b_flags, args.players, &rb);
     let mut report = compare(&games[0].rules.name, args.seed, &bots.to_string(), args.players, a, b);
     report.sequential = decided;
+    if let Some(path) = &args.html {
+        let page = rulebook::balance_html::page(&report, &games[0].rules.title)?;
+        std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        eprintln!("report written to {}", path.display());
+    }
     if args.json {
         println!("{}", serde_json::to_string(&report).map_err(|e| e.to_string())?);
     } else {

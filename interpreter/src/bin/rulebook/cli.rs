@@ -227,6 +227,9 @@ pub struct BalanceArgs {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// Also write the report as one self-contained HTML page with plots (inline SVG).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
     /// Play in batches until a sequential test (SPRT) decides "changed" or "no change beyond
     /// ±margin" on `--measure`, or `--games` per side are played.
     #[arg(long)]
@@ -295,9 +298,11 @@ pub fn parse_vs(game: &str, words: &[String]) -> Result<(GameArgs, Option<u64>),
                 let v = value()?;
                 seed = Some(v.parse().map_err(|_| format!("--seed `{v}` after --vs is not a number"))?);
             }
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "after --vs only --variant, --option and --seed may follow (the second configuration), not `{other}`"
-            )),
+            ))
+            }
         }
     }
     Ok((out, seed))

@@ -1,0 +1,192 @@
+//! The balance report as one self-contained HTML page (`rulebook balance --html FILE`): the
+//! table of measures and the plots (win rate by seat with intervals, length and margin
+//! histograms of both sides, score by seat) drawn as inline SVG with plotters. No script, no
+//! network: the page opens anywhere.
+
+use crate::balance::{Difference, Report, Side, Spread};
+use plotters::prelude::*;
+
+/// Colours of side A and side B.
+const A_COLOUR: RGBColor = RGBColor(31, 119, 180);
+const B_COLOUR: RGBColor = RGBColor(214, 39, 40);
+/// Plot size in pixels.
+const SIZE: (u32, u32) = (640, 320);
+
+/// The whole page.
+pub fn page(r: &Report, title: &str) -> Result<String, String> {
+    let mut plots = vec![(
+        "Win rate by seat (95% Wilson intervals)",
+        intervals(
+            "win rate",
+            &r.a.win_rate_by_seat.iter().map(|x| (x.rate, x.interval)).collect::<Vec<_>>(),
+            &r.b.win_rate_by_seat.iter().map(|x| (x.rate, x.interval)).collect::<Vec<_>>(),
+        )?,
+    )];
+    plots.push(("Game length (decisions)", histograms("decisions", &r.a.length, &r.b.length)?));
+    if let (Some(ma), Some(mb)) = (&r.a.margin, &r.b.margin) {
+        plots.push(("Winner's margin (winner's score minus the runner-up's)", histograms("points", ma, mb)?));
+    }
+    if !r.a.score_by_seat.is_empty() {
+        let means = |s: &Side| s.score_by_seat.iter().map(|x| (x.mean, x.interval)).collect::<Vec<_>>();
+        plots
+            .push(("Final score by seat (95% intervals of the mean)", intervals("score", &means(&r.a), &means(&r.b))?));
+    }
+    let mut out = String::new();
+    out.push_str(&format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t} — balance</title>\n<style>{STYLE}</style></head><body>\n",
+        t = escape(title)
+    ));
+    out.push_str(&format!(
+        "<h1>{t}: is it the same game?</h1>\n<p>{p} players, {n} games per side, seed {seed}, bots: <code>{bots}</code></p>\n\
+         <p><span class=\"a\">A</span> <code>{ca}</code> &nbsp; <span class=\"b\">B</span> <code>{cb}</code></p>\n",
+        t = escape(title),
+        p = r.players,
+        n = r.a.games,
+        seed = r.seed,
+        bots = escape(&r.bots),
+        ca = escape(&r.a.config),
+        cb = escape(&r.b.config)
+    ));
+    if let Some(s) = &r.sequential {
+        out.push_str(&format!(
+            "<p class=\"verdict\">Sequential test of <code>{}</code> (margin ±{}): <b>{:?}</b> after {} game pairs.</p>\n",
+            escape(&s.measure),
+            s.margin,
+            s.verdict,
+            s.pairs
+        ));
+    }
+    out.push_str(&table(&r.differences));
+    out.push_str(&format!("<p class=\"note\">Rows in bold: p_holm &lt; 0.05. {}</p>\n", escape(&r.note)));
+    for (caption, svg) in plots {
+        out.push_str(&format!("<figure>{svg}<figcaption>{}</figcaption></figure>\n", escape(caption)));
+    }
+    out.push_str("</body></html>\n");
+    Ok(out)
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;color:#222}\
+table{border-collapse:collapse;font-variant-numeric:tabular-nums}td,th{padding:.25em .8em;border-bottom:1px solid #ddd;text-align:right}\
+td:first-child,th:first-child{text-align:left}tr.sig td{font-weight:bold}.a{color:#1f77b4;font-weight:bold}.b{color:#d62728;font-weight:bold}\
+figure{margin:1.5em 0}figcaption{color:#555}.note{color:#555;font-size:.9em}";
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The differences as an HTML table.
+fn table(diffs: &[Difference]) -> String {
+    let mut out = String::from(
+        "<table><tr><th>measure</th><th class=\"a\">A</th><th class=\"b\">B</th><th>B − A</th><th>95% interval</th><th>p</th><th>p_holm</th><th>test</th></tr>\n",
+    );
+    for d in diffs {
+        let rate = d.test == "two-proportion z";
+        let f = |x: f64| if rate { format!("{:.1}%", x * 100.0) } else { format!("{x:.2}") };
+        let fd = |x: f64| if rate { format!("{:+.1} pts", x * 100.0) } else { format!("{x:+.2}") };
+        out.push_str(&format!(
+            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} to {}</td><td>{:.4}</td><td>{:.4}</td><td>{}</td></tr>\n",
+            if d.p_holm < 0.05 { " class=\"sig\"" } else { "" },
+            escape(&d.measure),
+            f(d.a),
+            f(d.b),
+            fd(d.difference),
+            fd(d.interval[0]),
+            fd(d.interval[1]),
+            d.p,
+            d.p_holm,
+            d.test
+        ));
+    }
+    out.push_str("</table>\n");
+    out
+}
+
+fn plot_error<E: std::fmt::Debug>(e: E) -> String {
+    format!("cannot draw a plot: {e:?}")
+}
+
+/// One value per seat for each side, with its interval: points with error bars.
+fn intervals(what: &str, a: &[(f64, [f64; 2])], b: &[(f64, [f64; 2])]) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        let lo = a.iter().chain(b).map(|x| x.1[0]).fold(f64::INFINITY, f64::min).min(0.0);
+        let hi = a.iter().chain(b).map(|x| x.1[1]).fold(f64::NEG_INFINITY, f64::max).max(lo + 1e-9);
+        let seats = a.len().max(1);
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(32)
+            .y_label_area_size(56)
+            .build_cartesian_2d(-0.5f64..seats as f64 - 0.5, lo..hi * 1.05)
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .x_labels(seats)
+            .x_label_formatter(&|x| {
+                if (x.round() - x).abs() < 1e-6 && *x >= 0.0 {
+                    format!("P{}", x.round() as usize + 1)
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc(what)
+            .disable_x_mesh()
+            .draw()
+            .map_err(plot_error)?;
+        for (side, values, colour, shift) in [("A", a, A_COLOUR, -0.12), ("B", b, B_COLOUR, 0.12)] {
+            let points =
+                values.iter().enumerate().map(|(i, (v, _))| Circle::new((i as f64 + shift, *v), 5, colour.filled()));
+            chart
+                .draw_series(points)
+                .map_err(plot_error)?
+                .label(side)
+                .legend(move |(x, y)| Circle::new((x, y), 5, colour.filled()));
+            let bars = values.iter().enumerate().map(|(i, (_, iv))| {
+                PathElement::new(vec![(i as f64 + shift, iv[0]), (i as f64 + shift, iv[1])], colour.stroke_width(2))
+            });
+            chart.draw_series(bars).map_err(plot_error)?;
+        }
+        chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw().map_err(plot_error)?;
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
+
+/// The histograms of both sides, as outlined bars on one axis.
+fn histograms(what: &str, a: &Spread, b: &Spread) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        let lo = a.range[0].min(b.range[0]);
+        let hi = a.range[1].max(b.range[1]).max(lo + 1.0) + 1.0;
+        let share = |s: &Spread, c: u64| c as f64 / s.n.max(1) as f64;
+        let top = [a, b]
+            .iter()
+            .flat_map(|s| s.histogram.counts.iter().map(move |c| share(s, *c)))
+            .fold(0.0, f64::max)
+            .max(1e-9);
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(32)
+            .y_label_area_size(56)
+            .build_cartesian_2d(lo..hi, 0.0..top * 1.1)
+            .map_err(plot_error)?;
+        chart.configure_mesh().x_desc(what).y_desc("share of games").draw().map_err(plot_error)?;
+        for (side, s, colour) in [("A", a, A_COLOUR), ("B", b, B_COLOUR)] {
+            let bars = s.histogram.counts.iter().enumerate().map(|(i, c)| {
+                let (x0, x1) = (s.histogram.edges[i], s.histogram.edges[i + 1].max(s.histogram.edges[i] + 1.0));
+                Rectangle::new([(x0, 0.0), (x1, share(s, *c))], colour.mix(0.35).filled())
+            });
+            chart
+                .draw_series(bars)
+                .map_err(plot_error)?
+                .label(side)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.mix(0.35).filled()));
+        }
+        chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw().map_err(plot_error)?;
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
