@@ -190,3 +190,121 @@ fn histograms(what: &str, a: &Spread, b: &Spread) -> Result<String, String> {
     }
     Ok(svg)
 }
+
+/// Colours of the seats in sweep plots.
+const SEAT_COLOURS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+/// A named line of values with their 95% intervals.
+type Series = (String, Vec<(f64, [f64; 2])>);
+
+/// A sweep (`rulebook sweep --html`): each measure plotted against the parameter's values.
+pub fn sweep_page(key: &str, points: &[(String, Side)], title: &str) -> Result<String, String> {
+    let labels: Vec<String> = points.iter().map(|(v, _)| v.clone()).collect();
+    let seats = points.first().map(|(_, s)| s.win_rate_by_seat.len()).unwrap_or(0);
+    let wins: Vec<Series> = (0..seats)
+        .map(|p| {
+            let line =
+                points.iter().map(|(_, s)| (s.win_rate_by_seat[p].rate, s.win_rate_by_seat[p].interval)).collect();
+            (format!("P{}", p + 1), line)
+        })
+        .collect();
+    let mut plots =
+        vec![("Win rate by seat (95% Wilson intervals)".to_string(), along(key, "win rate", &labels, &wins)?)];
+    let length = vec![("length".to_string(), points.iter().map(|(_, s)| (s.length.mean, s.length.interval)).collect())];
+    plots.push(("Game length in decisions (mean, 95% interval)".into(), along(key, "decisions", &labels, &length)?));
+    if points.iter().all(|(_, s)| s.margin.is_some()) {
+        let margin = vec![(
+            "margin".to_string(),
+            points.iter().filter_map(|(_, s)| s.margin.as_ref().map(|m| (m.mean, m.interval))).collect(),
+        )];
+        plots.push(("Winner's margin (mean, 95% interval)".into(), along(key, "points", &labels, &margin)?));
+    }
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t} — sweep of {k}</title>\n<style>{STYLE}</style></head><body>\n\
+         <h1>{t}: sweep of <code>{k}</code></h1>\n",
+        t = escape(title),
+        k = escape(key)
+    );
+    out.push_str("<table><tr><th>value</th><th>games</th><th>P1 win rate</th><th>shared wins</th><th>length</th><th>margin</th></tr>\n");
+    for (v, s) in points {
+        let p1 = &s.win_rate_by_seat[0];
+        out.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{:.1}% ({:.1}–{:.1})</td><td>{:.1}%</td><td>{:.2}</td><td>{}</td></tr>\n",
+            escape(v),
+            s.games,
+            p1.rate * 100.0,
+            p1.interval[0] * 100.0,
+            p1.interval[1] * 100.0,
+            s.shared_wins.rate * 100.0,
+            s.length.mean,
+            s.margin.as_ref().map(|m| format!("{:.2}", m.mean)).unwrap_or_else(|| "-".into())
+        ));
+    }
+    out.push_str("</table>\n");
+    for (caption, svg) in plots {
+        out.push_str(&format!("<figure>{svg}<figcaption>{}</figcaption></figure>\n", escape(&caption)));
+    }
+    out.push_str("</body></html>\n");
+    Ok(out)
+}
+
+/// Lines of values with intervals along the swept values (one line per series).
+fn along(key: &str, what: &str, labels: &[String], series: &[Series]) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        let all = series.iter().flat_map(|(_, l)| l.iter());
+        let lo = all.clone().map(|x| x.1[0]).fold(f64::INFINITY, f64::min).min(0.0);
+        let hi = all.map(|x| x.1[1]).fold(f64::NEG_INFINITY, f64::max).max(lo + 1e-9);
+        let n = labels.len().max(1);
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(56)
+            .build_cartesian_2d(-0.5f64..n as f64 - 0.5, lo..hi * 1.05)
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .x_labels(n.min(20))
+            .x_label_formatter(&|x| {
+                let i = x.round();
+                if (i - x).abs() < 1e-6 && i >= 0.0 {
+                    labels.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc(key)
+            .y_desc(what)
+            .disable_x_mesh()
+            .draw()
+            .map_err(plot_error)?;
+        for (k, (name, line)) in series.iter().enumerate() {
+            let colour = SEAT_COLOURS[k % SEAT_COLOURS.len()];
+            let points: Vec<(f64, f64)> = line.iter().enumerate().map(|(i, (v, _))| (i as f64, *v)).collect();
+            chart
+                .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
+                .map_err(plot_error)?
+                .label(name.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2)));
+            let bars = line
+                .iter()
+                .enumerate()
+                .map(|(i, (_, iv))| PathElement::new(vec![(i as f64, iv[0]), (i as f64, iv[1])], colour));
+            chart.draw_series(bars).map_err(plot_error)?;
+        }
+        chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw().map_err(plot_error)?;
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}

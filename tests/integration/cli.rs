@@ -510,3 +510,31 @@ fn balance_writes_a_self_contained_html_report_with_plots() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn sweep_tabulates_measures_against_one_parameter() {
+    let o = rulebook(&["sweep", "goofspiel", "-p", "2", "-n", "200", "--json", "--option", "cards=4..10:3"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let points = v["points"].as_array().unwrap();
+    let values: Vec<&str> = points.iter().map(|p| p["value"].as_str().unwrap()).collect();
+    assert_eq!(values, ["4", "7", "10"]);
+    let lengths: Vec<f64> = points.iter().map(|p| p["measures"]["length"]["mean"].as_f64().unwrap()).collect();
+    assert_eq!(lengths, [8.0, 14.0, 20.0], "two bids a card");
+    let o = rulebook(&["sweep", "goofspiel", "-p", "2", "-n", "50", "--option", "cards=5,8"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("cards      P1 win rate"), "{}", text(&o.stdout));
+    for (args, message) in [
+        (vec!["--option", "cards=8"], "needs one --option KEY=A..B"),
+        (vec!["--option", "cards=4..8:0"], "a step above 0"),
+        (vec!["--option", "cards=x..8"], "is not an integer"),
+        (vec!["--option", "cards=4..8", "--option", "target=1,2"], "one parameter"),
+        (vec!["--option", "cards=12..40:10"], "cards=32: must be between 1 and 30"),
+    ] {
+        let mut all = vec!["sweep", "goofspiel", "-p", "2", "-n", "5"];
+        all.extend(args.iter());
+        let o = rulebook(&all);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(text(&o.stderr).contains(message), "{args:?}: {}", text(&o.stderr));
+    }
+}

@@ -27,6 +27,8 @@ pub enum Command {
     /// Compare two configurations of a game (base against a variant or a house rule): the same
     /// bots and seeds on both sides, every measure with its interval, every difference tested.
     Balance(BalanceArgs),
+    /// Play a game for each value of one parameter and tabulate the measures against it.
+    Sweep(SweepArgs),
     /// Play in the terminal: people (hot seat) and bots.
     Play(PlayArgs),
     /// Check game folders: TOML, references, scripts, smoke playouts. Exit 1 on any error.
@@ -256,6 +258,34 @@ pub struct BalanceArgs {
     /// then play different games: a check that a measure does not change by chance).
     #[arg(skip)]
     pub vs_seed: Option<u64>,
+}
+
+/// `rulebook sweep`
+#[derive(Args, Debug)]
+#[command(after_help = format!("Example: rulebook sweep goofspiel -p 2 -n 1000 --option cards=4..13:3\n\n{}", bots_help()))]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Number of seats.
+    #[arg(long, short = 'p')]
+    pub players: usize,
+    /// Games per value.
+    #[arg(long, short = 'n', default_value_t = 500)]
+    pub games: u64,
+    /// Seed of the series: every value plays the same seeds.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub bots: BotArgs,
+    /// Worker threads (the result is the same for any number).
+    #[arg(long, short = 'j', default_value_t = 1)]
+    pub jobs: usize,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the sweep as one self-contained HTML page with plots.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 /// Help after `rulebook balance --help`: an example and the bots.

@@ -10,6 +10,7 @@ mod render;
 mod replay;
 mod report;
 mod simulate;
+mod sweep;
 mod test;
 mod validate;
 
@@ -109,6 +110,7 @@ fn run(cli: &cli::Cli) -> ExitCode {
         cli::Command::List(a) => list::run(cli, a),
         cli::Command::Simulate(a) => simulate::run(cli, a),
         cli::Command::Balance(a) => balance::run(cli, a),
+        cli::Command::Sweep(a) => sweep::run(cli, a),
         cli::Command::Play(a) => play::run(cli, a),
         cli::Command::Validate(a) => validate::run(cli, a),
         cli::Command::Test(a) => test::run(cli, a),
