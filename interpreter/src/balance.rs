@@ -162,6 +162,16 @@ pub struct Side {
     pub margin: Option<Spread>,
     /// Final score of each seat (games with a score only).
     pub score_by_seat: Vec<Spread>,
+    /// Fairness (CardStock): 1 minus the distance of the win shares from equal shares,
+    /// `1 - sum_p |w_p - 1/n| / (2 (1 - 1/n))` where `w_p` is seat p's share of all wins; 1 is
+    /// perfectly even, 0 one seat wins everything.
+    pub fairness: f64,
+    /// Lead changes per decision ([`crate::sim::Shape`]; games with a score only).
+    pub lead_changes: Option<Spread>,
+    /// Drama: the eventual winner's mean deficit while behind ([`crate::sim::Shape`]).
+    pub drama: Option<Spread>,
+    /// When the game was decided, as a share of its length ([`crate::sim::Shape`]).
+    pub decided_at: Option<Spread>,
 }
 
 impl Side {
@@ -192,6 +202,10 @@ impl Side {
                 })
                 .unwrap_or_default(),
             margin: has_scores.then(|| per_game(&margin)),
+            fairness: fairness(&wins_counts(records, players)),
+            lead_changes: shapes(records, |s| s.lead_changes),
+            drama: shapes(records, |s| s.drama),
+            decided_at: shapes(records, |s| s.decided_at),
             score_by_seat: if has_scores {
                 (0..players).map(|p| per_game(&|r| r.scores[p] as f64)).collect()
             } else {
@@ -199,6 +213,29 @@ impl Side {
             },
         }
     }
+}
+
+/// Wins of each seat (a shared win counts for each winner).
+fn wins_counts(records: &[GameRecord], players: usize) -> Vec<u64> {
+    (0..players).map(|p| records.iter().filter(|r| r.winners.contains(&p)).count() as u64).collect()
+}
+
+/// CardStock's fairness of a win distribution (see [`Side::fairness`]).
+pub fn fairness(wins: &[u64]) -> f64 {
+    let n = wins.len();
+    let total: u64 = wins.iter().sum();
+    if n < 2 || total == 0 {
+        return 1.0;
+    }
+    let even = 1.0 / n as f64;
+    let off: f64 = wins.iter().map(|w| (*w as f64 / total as f64 - even).abs()).sum();
+    1.0 - off / (2.0 * (1.0 - even))
+}
+
+/// The spread of one shape measure over the games that have a shape.
+fn shapes(records: &[GameRecord], f: impl Fn(&crate::sim::Shape) -> f64) -> Option<Spread> {
+    let xs: Vec<f64> = records.iter().filter_map(|r| r.shape.as_ref().map(&f)).collect();
+    (!xs.is_empty()).then(|| Spread::of(&xs))
 }
 
 /// The winner's score minus the runner-up's (0 when the top two tie).
@@ -220,6 +257,10 @@ pub struct Difference {
     pub a: f64,
     /// Side B's value.
     pub b: f64,
+    /// 95% interval of side A's value.
+    pub a_interval: [f64; 2],
+    /// 95% interval of side B's value.
+    pub b_interval: [f64; 2],
     /// B - A.
     pub difference: f64,
     /// 95% interval of the difference.
@@ -243,6 +284,8 @@ fn rates(measure: String, a: &Rate, b: &Rate) -> Difference {
         measure,
         a: pa,
         b: pb,
+        a_interval: a.interval,
+        b_interval: b.interval,
         difference: pb - pa,
         interval: [pb - pa - Z95 * se, pb - pa + Z95 * se],
         p,
@@ -268,6 +311,8 @@ fn means(measure: String, a: &Spread, b: &Spread) -> Difference {
         measure,
         a: a.mean,
         b: b.mean,
+        a_interval: a.interval,
+        b_interval: b.interval,
         difference: d,
         interval: [d - half, d + half],
         p,
@@ -333,6 +378,15 @@ pub fn compare(game: &str, seed: u64, bots: &str, players: usize, a: Side, b: Si
     }
     for (p, (sa, sb)) in a.score_by_seat.iter().zip(&b.score_by_seat).enumerate() {
         diffs.push(means(format!("P{} score", p + 1), sa, sb));
+    }
+    for (name, sa, sb) in [
+        ("lead changes", &a.lead_changes, &b.lead_changes),
+        ("drama", &a.drama, &b.drama),
+        ("decided at", &a.decided_at, &b.decided_at),
+    ] {
+        if let (Some(sa), Some(sb)) = (sa, sb) {
+            diffs.push(means(name.into(), sa, sb));
+        }
     }
     holm(&mut diffs);
     let note = format!(
@@ -520,6 +574,8 @@ mod tests {
                 measure: String::new(),
                 a: 0.0,
                 b: 0.0,
+                a_interval: [0.0, 0.0],
+                b_interval: [0.0, 0.0],
                 difference: 0.0,
                 interval: [0.0, 0.0],
                 p: *p,
@@ -541,6 +597,7 @@ mod tests {
             decisions,
             tracks: vec![],
             moves: vec![],
+            shape: None,
         }
     }
 
@@ -561,6 +618,13 @@ mod tests {
         assert!(sequential(Measure::Score(0), 1.0, &w, &v).unwrap_err().contains("no score"));
         assert_eq!(Measure::parse("wins:P2", 2).unwrap(), Measure::Wins(1));
         assert!(Measure::parse("wins:P3", 2).is_err() && Measure::parse("fun", 2).is_err());
+    }
+
+    #[test]
+    fn fairness_is_one_for_even_wins_and_zero_for_one_winner() {
+        assert_eq!(fairness(&[10, 10, 10]), 1.0);
+        assert!(fairness(&[30, 0, 0]).abs() < 1e-12);
+        assert!((fairness(&[15, 5]) - 0.5).abs() < 1e-12);
     }
 
     #[test]

@@ -49,6 +49,87 @@ pub struct GameRecord {
     /// [`SimConfig::keep_moves`]).
     #[serde(skip)]
     pub moves: Vec<Move>,
+    /// How the game unfolded, from the scores after each decision (games with a score).
+    pub shape: Option<Shape>,
+}
+
+/// How a game unfolded (Browne's measures of a game's shape), from the scores after every
+/// decision. `L` is the number of decisions, the leader at a step is the one seat with the
+/// highest score (none when several share it), `w` the (first) winner.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Shape {
+    /// Lead changes: the steps at which a seat other than the last leader took the lead,
+    /// divided by `L`.
+    pub lead_changes: f64,
+    /// Drama: over the steps at which `w` did not lead, the mean of its deficit
+    /// `(top - score_w) / (top - bottom)` (0 if it never trailed).
+    pub drama: f64,
+    /// When the game was decided: the step from which `w` led to the end, divided by `L`
+    /// (low: decided early; 1: decided at the last step).
+    pub decided_at: f64,
+}
+
+#[cfg(test)]
+mod shape_tests {
+    use super::Shape;
+
+    #[test]
+    fn a_comeback_has_lead_changes_and_drama_and_is_decided_late() {
+        // P2 leads, P1 catches up at the last step: one change of leader, decided at the end.
+        let trace = [vec![0, 2], vec![1, 2], vec![1, 3], vec![4, 3]];
+        let s = Shape::of(&trace, &[0]).unwrap();
+        assert_eq!(s.lead_changes, 0.25);
+        assert!((s.drama - 1.0).abs() < 1e-12, "{s:?}");
+        assert_eq!(s.decided_at, 0.75);
+        // A runaway leader: no change, no drama, decided at once.
+        let s = Shape::of(&[vec![1, 0], vec![2, 0], vec![3, 1]], &[0]).unwrap();
+        assert_eq!((s.lead_changes, s.drama, s.decided_at), (0.0, 0.0, 0.0));
+        assert!(Shape::of(&[vec![1, 0]], &[]).is_none());
+    }
+}
+
+impl Shape {
+    /// The shape of a game from its score after each decision and its winners.
+    pub fn of(trace: &[Vec<i64>], winners: &[usize]) -> Option<Shape> {
+        let w = *winners.first()?;
+        let l = trace.len();
+        if l == 0 {
+            return None;
+        }
+        let leader = |s: &[i64]| {
+            let top = s.iter().copied().max()?;
+            let mut at = s.iter().enumerate().filter(|(_, x)| **x == top);
+            let first = at.next()?.0;
+            at.next().is_none().then_some(first)
+        };
+        let (mut changes, mut last) = (0, None);
+        let (mut deficit, mut trailing) = (0.0, 0);
+        let mut decided = l;
+        for (t, s) in trace.iter().enumerate() {
+            let lead = leader(s);
+            if lead.is_some() && lead != last {
+                if last.is_some() {
+                    changes += 1;
+                }
+                last = lead;
+            }
+            if lead != Some(w) {
+                let (top, bottom) = (*s.iter().max()?, *s.iter().min()?);
+                if top > bottom {
+                    deficit += (top - s[w]) as f64 / (top - bottom) as f64;
+                }
+                trailing += 1;
+                decided = l;
+            } else if decided == l {
+                decided = t;
+            }
+        }
+        Some(Shape {
+            lead_changes: changes as f64 / l as f64,
+            drama: if trailing == 0 { 0.0 } else { deficit / trailing as f64 },
+            decided_at: decided.min(l) as f64 / l as f64,
+        })
+    }
 }
 
 /// A game of a series that failed, with what reproduces it.
@@ -152,6 +233,7 @@ pub fn play_one(
         game.start_quiet(players, seed)
     };
     let mut session = started.map_err(|e| fail(Vec::new(), e))?;
+    let mut trace: Vec<Vec<i64>> = Vec::new();
     let mut bots = (0..players)
         .map(|p| make_bot(table.spec(p), game, seed, p))
         .collect::<Result<Vec<_>, _>>()
@@ -176,8 +258,12 @@ pub fn play_one(
             });
             return Err(fail(moves, e));
         }
+        if let Some(t) = game.rules.score {
+            trace.push(session.state().tracks[t].clone());
+        }
     }
     let outcome = session.outcome().cloned().unwrap_or(crate::state::Outcome { winners: vec![], scores: vec![] });
+    let shape = Shape::of(&trace, &outcome.winners);
     let tracks = game
         .rules
         .tracks
@@ -194,6 +280,7 @@ pub fn play_one(
         decisions: session.history().len() as u64,
         tracks,
         moves: session.history().to_vec(),
+        shape,
     })
 }
 

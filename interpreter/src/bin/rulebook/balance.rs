@@ -3,7 +3,7 @@
 use crate::cli::{BalanceArgs, Cli, GameArgs};
 use crate::locate::load;
 use indicatif::{ProgressBar, ProgressStyle};
-use rulebook::balance::{compare, sequential, Difference, Measure, Rate, Report, Side, Spread, Verdict};
+use rulebook::balance::{compare, sequential, Difference, Measure, Report, Side, Spread, Verdict};
 use rulebook::sim::{run as run_games, SimConfig};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -133,12 +133,13 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-fn rate(r: &Rate) -> String {
-    format!("{} ({}–{})", pct(r.rate), pct(r.interval[0]), pct(r.interval[1]))
-}
-
-fn mean(s: &Spread) -> String {
-    format!("{:.2} ({:.2}–{:.2})", s.mean, s.interval[0], s.interval[1])
+/// One side's value with its interval: a rate in percent, a mean as it is.
+fn value(d: &Difference, x: f64, interval: [f64; 2]) -> String {
+    if d.test == "two-proportion z" {
+        format!("{} ({}–{})", pct(x), pct(interval[0]), pct(interval[1]))
+    } else {
+        format!("{x:.2} ({:.2}–{:.2})", interval[0], interval[1])
+    }
 }
 
 /// The difference, in points for rates.
@@ -163,25 +164,18 @@ fn text(r: &Report, title: &str) -> String {
         r.players, r.a.games, r.seed, r.bots, r.a.config, r.b.config
     );
     out.push_str(&format!("{:<22} {:<24} {:<24} {:<28} {:>7} {:>7}\n", "measure", "A", "B", "B − A", "p", "p_holm"));
-    let mut rows: Vec<(String, String, String)> = Vec::new();
-    for (p, (ra, rb)) in r.a.win_rate_by_seat.iter().zip(&r.b.win_rate_by_seat).enumerate() {
-        rows.push((format!("P{} win rate", p + 1), rate(ra), rate(rb)));
-    }
-    rows.push(("shared wins".into(), rate(&r.a.shared_wins), rate(&r.b.shared_wins)));
-    rows.push(("length (decisions)".into(), mean(&r.a.length), mean(&r.b.length)));
-    for ((name, ta), (_, tb)) in r.a.tracks.iter().zip(&r.b.tracks) {
-        rows.push((format!("final {name}"), mean(ta), mean(tb)));
-    }
-    if let (Some(ma), Some(mb)) = (&r.a.margin, &r.b.margin) {
-        rows.push(("winner's margin".into(), mean(ma), mean(mb)));
-    }
-    for (p, (sa, sb)) in r.a.score_by_seat.iter().zip(&r.b.score_by_seat).enumerate() {
-        rows.push((format!("P{} score", p + 1), mean(sa), mean(sb)));
-    }
-    for ((name, a, b), d) in rows.iter().zip(&r.differences) {
+    for d in &r.differences {
         let mark = if d.p_holm < 0.05 { " *" } else { "" };
-        out.push_str(&format!("{name:<22} {a:<24} {b:<24} {:<28} {:>7.4} {:>7.4}{mark}\n", change(d), d.p, d.p_holm));
+        let (a, b) = (value(d, d.a, d.a_interval), value(d, d.b, d.b_interval));
+        out.push_str(&format!(
+            "{:<22} {a:<24} {b:<24} {:<28} {:>7.4} {:>7.4}{mark}\n",
+            d.measure,
+            change(d),
+            d.p,
+            d.p_holm
+        ));
     }
+    out.push_str(&format!("fairness (1 = even wins): A {:.3}, B {:.3}\n", r.a.fairness, r.b.fairness));
     out.push_str(&format!(
         "\nfirst-seat advantage (P1 win rate − fair share): A {:+.1} pts, B {:+.1} pts\n",
         r.a.first_seat_advantage * 100.0,
