@@ -538,3 +538,56 @@ fn sweep_tabulates_measures_against_one_parameter() {
         assert!(text(&o.stderr).contains(message), "{args:?}: {}", text(&o.stderr));
     }
 }
+
+#[test]
+fn tune_searches_a_parameter_for_an_objective() {
+    // Three players bid once a card each: 21 or 24 decisions (7 or 8 cards) meet 20..24.
+    let o = rulebook(&[
+        "tune",
+        "goofspiel",
+        "-p",
+        "3",
+        "--option",
+        "cards=3..13",
+        "--objective",
+        "length=20..24",
+        "-n",
+        "50",
+        "--evaluations",
+        "15",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cards = v["best"]["setting"]["cards"].as_str().unwrap();
+    assert!(cards == "7" || cards == "8", "{}", v["best"]);
+    assert_eq!(v["best"]["fitness"], 0.0);
+    assert_eq!(v["evaluations"].as_array().unwrap().len(), 15);
+    let o = rulebook(&[
+        "tune",
+        "goofspiel",
+        "-p",
+        "2",
+        "--option",
+        "cards=4..8",
+        "--objective",
+        "fair-seats",
+        "-n",
+        "40",
+        "--evaluations",
+        "4",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("best: cards="), "{}", text(&o.stdout));
+    for (args, message) in [
+        (vec!["--option", "cards=4..8", "--objective", "short"], "unknown objective `short`"),
+        (vec!["--option", "cards=8", "--objective", "fair-seats"], "at least one --option KEY=A..B"),
+        (vec!["--option", "cards=4..8", "--objective", "length=9..3"], "LO <= HI"),
+    ] {
+        let mut all = vec!["tune", "goofspiel", "-p", "2", "-n", "5", "--evaluations", "2"];
+        all.extend(args.iter());
+        let o = rulebook(&all);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(text(&o.stderr).contains(message), "{args:?}: {}", text(&o.stderr));
+    }
+}

@@ -29,6 +29,8 @@ pub enum Command {
     Balance(BalanceArgs),
     /// Play a game for each value of one parameter and tabulate the measures against it.
     Sweep(SweepArgs),
+    /// Search parameter ranges for the setting that best meets an objective (NTBEA).
+    Tune(TuneArgs),
     /// Play in the terminal: people (hot seat) and bots.
     Play(PlayArgs),
     /// Check game folders: TOML, references, scripts, smoke playouts. Exit 1 on any error.
@@ -286,6 +288,42 @@ pub struct SweepArgs {
     /// Also write the sweep as one self-contained HTML page with plots.
     #[arg(long, value_name = "FILE")]
     pub html: Option<std::path::PathBuf>,
+}
+
+/// `rulebook tune`
+#[derive(Args, Debug)]
+#[command(after_help = format!(
+    "Example: rulebook tune goofspiel -p 3 --option cards=3..13 --objective length=20..24 -n 200\n\n\
+     Objectives: fair-seats (even wins: CardStock's fairness), length=LO..HI (mean decisions in the\n\
+     range), margin=LO..HI (mean winner's margin in the range).\n\n{}",
+    bots_help()
+))]
+pub struct TuneArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Number of seats.
+    #[arg(long, short = 'p')]
+    pub players: usize,
+    /// What to aim for: `fair-seats`, `length=LO..HI` or `margin=LO..HI`.
+    #[arg(long)]
+    pub objective: String,
+    /// Games per evaluated setting.
+    #[arg(long, short = 'n', default_value_t = 200)]
+    pub games: u64,
+    /// Settings evaluated in all.
+    #[arg(long, default_value_t = 30)]
+    pub evaluations: usize,
+    /// Seed of the search and of the games.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub bots: BotArgs,
+    /// Worker threads (the result is the same for any number).
+    #[arg(long, short = 'j', default_value_t = 1)]
+    pub jobs: usize,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Help after `rulebook balance --help`: an example and the bots.

@@ -12,6 +12,7 @@ mod report;
 mod simulate;
 mod sweep;
 mod test;
+mod tune;
 mod validate;
 
 use clap::Parser;
@@ -111,6 +112,7 @@ fn run(cli: &cli::Cli) -> ExitCode {
         cli::Command::Simulate(a) => simulate::run(cli, a),
         cli::Command::Balance(a) => balance::run(cli, a),
         cli::Command::Sweep(a) => sweep::run(cli, a),
+        cli::Command::Tune(a) => tune::run(cli, a),
         cli::Command::Play(a) => play::run(cli, a),
         cli::Command::Validate(a) => validate::run(cli, a),
         cli::Command::Test(a) => test::run(cli, a),

@@ -83,12 +83,21 @@ pub fn run(cli: &Cli, args: &SweepArgs) -> Result<ExitCode, String> {
 /// The swept parameter and its values: the one `--option` written `KEY=A..B`, `KEY=A..B:STEP`
 /// or `KEY=V1,V2,...`.
 fn swept(options: &[(String, String)]) -> Result<(String, Vec<String>), String> {
-    let ranged: Vec<&(String, String)> = options.iter().filter(|(_, v)| v.contains("..") || v.contains(',')).collect();
-    let (key, spec) = match ranged.as_slice() {
-        [one] => (*one).clone(),
-        [] => return Err("sweep needs one --option KEY=A..B[:STEP] or KEY=V1,V2,... (the parameter to sweep)".into()),
-        _ => return Err("sweep sweeps one parameter: give a range or a list to one --option only".into()),
-    };
+    let ranged: Vec<&(String, String)> = options.iter().filter(|(_, v)| is_range(v)).collect();
+    match ranged.as_slice() {
+        [(key, spec)] => Ok((key.clone(), values(key, spec)?)),
+        [] => Err("sweep needs one --option KEY=A..B[:STEP] or KEY=V1,V2,... (the parameter to sweep)".into()),
+        _ => Err("sweep sweeps one parameter: give a range or a list to one --option only".into()),
+    }
+}
+
+/// Whether an `--option` value is a range or a list of values.
+pub fn is_range(value: &str) -> bool {
+    value.contains("..") || value.contains(',')
+}
+
+/// The values of `A..B`, `A..B:STEP` (integers) or `V1,V2,...`.
+pub fn values(key: &str, spec: &str) -> Result<Vec<String>, String> {
     let values: Vec<String> = if let Some((range, step)) = spec.split_once("..") {
         let (to, step) = step.split_once(':').unwrap_or((step, "1"));
         let num = |s: &str, what: &str| {
@@ -109,7 +118,7 @@ fn swept(options: &[(String, String)]) -> Result<(String, Vec<String>), String> 
     if values.len() > MAX_VALUES {
         return Err(format!("--option {key}: {} values, more than {MAX_VALUES}", values.len()));
     }
-    Ok((key, values))
+    Ok(values)
 }
 
 fn table(key: &str, points: &[(String, Side)], args: &SweepArgs, title: &str, bots: &str) -> String {
