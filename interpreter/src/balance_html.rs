@@ -31,6 +31,18 @@ pub fn page(r: &Report, title: &str) -> Result<String, String> {
         plots
             .push(("Final score by seat (95% intervals of the mean)", intervals("score", &means(&r.a), &means(&r.b))?));
     }
+    if let (Some(_), Some(_)) = (&r.a.drama, &r.b.drama) {
+        let shape = |s: &Side| {
+            [&s.lead_changes, &s.drama, &s.decided_at]
+                .iter()
+                .filter_map(|m| m.as_ref().map(|x| (x.mean, x.interval)))
+                .collect::<Vec<_>>()
+        };
+        plots.push((
+            "The shape of a game: lead changes per decision, drama, decided at (share of the game); means with 95% intervals",
+            intervals_labelled("share", &["lead changes", "drama", "decided at"], &shape(&r.a), &shape(&r.b))?,
+        ));
+    }
     let mut out = String::new();
     out.push_str(&format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t} — balance</title>\n<style>{STYLE}</style></head><body>\n",
@@ -107,6 +119,18 @@ fn plot_error<E: std::fmt::Debug>(e: E) -> String {
 
 /// One value per seat for each side, with its interval: points with error bars.
 fn intervals(what: &str, a: &[(f64, [f64; 2])], b: &[(f64, [f64; 2])]) -> Result<String, String> {
+    let seats: Vec<String> = (1..=a.len()).map(|p| format!("P{p}")).collect();
+    let labels: Vec<&str> = seats.iter().map(String::as_str).collect();
+    intervals_labelled(what, &labels, a, b)
+}
+
+/// One value per label for each side, with its interval: points with error bars.
+fn intervals_labelled(
+    what: &str,
+    labels: &[&str],
+    a: &[(f64, [f64; 2])],
+    b: &[(f64, [f64; 2])],
+) -> Result<String, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -124,8 +148,9 @@ fn intervals(what: &str, a: &[(f64, [f64; 2])], b: &[(f64, [f64; 2])]) -> Result
             .configure_mesh()
             .x_labels(seats)
             .x_label_formatter(&|x| {
-                if (x.round() - x).abs() < 1e-6 && *x >= 0.0 {
-                    format!("P{}", x.round() as usize + 1)
+                let i = x.round();
+                if (i - x).abs() < 1e-6 && i >= 0.0 {
+                    labels.get(i as usize).map(|l| l.to_string()).unwrap_or_default()
                 } else {
                     String::new()
                 }

@@ -503,7 +503,7 @@ fn balance_writes_a_self_contained_html_report_with_plots() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    assert_eq!(html.matches("<svg").count(), 4, "win rates, lengths, margins, scores");
+    assert_eq!(html.matches("<svg").count(), 5, "win rates, lengths, margins, scores, shape");
     assert!(html.contains("<td>P1 win rate</td>") && html.contains("--variant split-ties"));
     for fetch in ["src=", "href=", "@import", "<script", "<link"] {
         assert!(!html.contains(fetch), "the page fetches nothing and runs nothing: {fetch}");
