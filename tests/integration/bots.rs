@@ -115,3 +115,29 @@ fn help_names_the_bots_and_their_options() {
         }
     }
 }
+
+#[test]
+fn samples_keep_cards_seen_going_into_a_hand_in_that_hand() {
+    // Goofspiel: every seat knows the others' bid cards are in their hands (the game files
+    // deal them there), so a sample never swaps them with the prize deck.
+    let game = crate::load("games/goofspiel", &[], &[]);
+    let mut s = rulebook::Session::new_tracked(&game, 3, 5, false).unwrap();
+    for _ in 0..4 {
+        let p = s.to_act()[0];
+        s.apply_index(p, 0).unwrap();
+    }
+    let seat = s.to_act()[0];
+    let hand = game.rules.zone("hand").unwrap();
+    let ids = |st: &rulebook::state::State, owner: usize| {
+        let mut v: Vec<String> =
+            st.zones[hand][owner].cards.iter().map(|c| st.components.list[*c as usize].id.clone()).collect();
+        v.sort();
+        v
+    };
+    for k in 0..20 {
+        let sample = rulebook::determinize::sample(&s, seat, k).unwrap();
+        for owner in 0..3 {
+            assert_eq!(ids(sample.state(), owner), ids(s.state(), owner), "hands are public knowledge by elimination");
+        }
+    }
+}

@@ -264,7 +264,7 @@ pub struct BalanceArgs {
 
 /// `rulebook sweep`
 #[derive(Args, Debug)]
-#[command(after_help = format!("Example: rulebook sweep goofspiel -p 2 -n 1000 --option cards=4..13:3\n\n{}", bots_help()))]
+#[command(after_help = format!("Example: rulebook sweep GAME -p 2 -n 1000 --option KEY=4..13:3\n\n{}", bots_help()))]
 pub struct SweepArgs {
     #[command(flatten)]
     pub game: GameArgs,
@@ -293,7 +293,7 @@ pub struct SweepArgs {
 /// `rulebook tune`
 #[derive(Args, Debug)]
 #[command(after_help = format!(
-    "Example: rulebook tune goofspiel -p 3 --option cards=3..13 --objective length=20..24 -n 200\n\n\
+    "Example: rulebook tune GAME -p 3 --option KEY=3..13 --objective length=20..24 -n 200\n\n\
      Objectives: fair-seats (even wins: CardStock's fairness), length=LO..HI (mean decisions in the\n\
      range), margin=LO..HI (mean winner's margin in the range).\n\n{}",
     bots_help()
@@ -329,9 +329,9 @@ pub struct TuneArgs {
 /// Help after `rulebook balance --help`: an example and the bots.
 pub fn balance_help() -> String {
     format!(
-        "Example: rulebook balance goofspiel -p 2 -n 2000 --vs --variant split-ties\n\
+        "Example: rulebook balance GAME -p 2 -n 2000 --vs --variant VARIANT\n\
          (side A: the game as it comes; side B: with the variant; both play the same seeds)\n\
-         rulebook balance goofspiel -p 2 -n 5000 --until-decided --vs --seed 1   (the same game, other seeds)\n\n{}",
+         rulebook balance GAME -p 2 -n 5000 --until-decided --vs --seed 1   (the same game, other seeds)\n\n{}",
         bots_help()
     )
 }
