@@ -30,6 +30,13 @@ pub struct SimConfig {
     pub keep_moves: bool,
 }
 
+impl SimConfig {
+    /// A series of `games` games from game 0, `jobs` workers (at least one), moves dropped.
+    pub fn new(players: usize, games: u64, seed: u64, bots: BotTable, jobs: usize) -> SimConfig {
+        SimConfig { players, games, first: 0, seed, bots, jobs: jobs.max(1), keep_moves: false }
+    }
+}
+
 /// One finished game.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameRecord {

@@ -20,14 +20,7 @@ pub fn run(cli: &Cli, args: &BalanceArgs) -> Result<ExitCode, String> {
     let bots = args.bots.table()?;
     let games = [load(cli, &args.game)?, load(cli, other)?];
     for g in &games {
-        let r = &g.rules;
-        if args.players < r.min_players || args.players > r.max_players {
-            return Err(format!(
-                "{} is for {}–{} players, not {}",
-                r.title, r.min_players, r.max_players, args.players
-            ));
-        }
-        bots.check(g, args.players)?;
+        crate::locate::check_table(g, args.players, &bots)?;
     }
     let test = match args.until_decided {
         false => None,
@@ -45,15 +38,7 @@ pub fn run(cli: &Cli, args: &BalanceArgs) -> Result<ExitCode, String> {
     if args.batch == 0 {
         return Err("--batch 0: a batch must hold at least one game".into());
     }
-    let mut cfg = SimConfig {
-        players: args.players,
-        games: args.games,
-        first: 0,
-        seed: args.seed,
-        bots: bots.clone(),
-        jobs: args.jobs.max(1),
-        keep_moves: false,
-    };
+    let mut cfg = SimConfig::new(args.players, args.games, args.seed, bots.clone(), args.jobs);
     let bar = progress(2 * args.games, &games[0].rules.name)?;
     let mut records = [Vec::new(), Vec::new()];
     let mut decided = None;

@@ -60,3 +60,12 @@ pub fn load(cli: &Cli, args: &GameArgs) -> Result<Game, String> {
         }
     }
 }
+
+/// Checks that `game` takes `players` seats and that every seat's bot can sit at it.
+pub fn check_table(game: &Game, players: usize, bots: &rulebook::bot::BotTable) -> Result<(), String> {
+    let r = &game.rules;
+    if players < r.min_players || players > r.max_players {
+        return Err(format!("{} is for {}–{} players, not {players}", r.title, r.min_players, r.max_players));
+    }
+    bots.check(game, players)
+}

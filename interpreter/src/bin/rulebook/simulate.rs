@@ -12,19 +12,11 @@ use std::process::ExitCode;
 pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     let bots = args.bots.table()?;
     let game = load(cli, &args.game)?;
+    crate::locate::check_table(&game, args.players, &bots)?;
     let r = &game.rules;
-    if args.players < r.min_players || args.players > r.max_players {
-        return Err(format!("{} is for {}–{} players, not {}", r.title, r.min_players, r.max_players, args.players));
-    }
-    bots.check(&game, args.players)?;
     let cfg = SimConfig {
-        players: args.players,
-        games: args.games,
-        first: 0,
-        seed: args.seed,
-        bots: bots.clone(),
-        jobs: args.jobs.max(1),
         keep_moves: args.record.is_some(),
+        ..SimConfig::new(args.players, args.games, args.seed, bots.clone(), args.jobs)
     };
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::new(args.games);

@@ -28,23 +28,8 @@ pub fn run(cli: &Cli, args: &SweepArgs) -> Result<ExitCode, String> {
             .map(|(k, x)| if *k == key { (k.clone(), v.clone()) } else { (k.clone(), x.clone()) })
             .collect();
         let game = load(cli, &config).map_err(|e| format!("{key}={v}: {e}"))?;
-        let r = &game.rules;
-        if args.players < r.min_players || args.players > r.max_players {
-            return Err(format!(
-                "{} is for {}–{} players, not {}",
-                r.title, r.min_players, r.max_players, args.players
-            ));
-        }
-        bots.check(&game, args.players)?;
-        let cfg = SimConfig {
-            players: args.players,
-            games: args.games,
-            first: 0,
-            seed: args.seed,
-            bots: bots.clone(),
-            jobs: args.jobs.max(1),
-            keep_moves: false,
-        };
+        crate::locate::check_table(&game, args.players, &bots)?;
+        let cfg = SimConfig::new(args.players, args.games, args.seed, bots.clone(), args.jobs);
         if tty {
             eprint!("\r{key}={v} ...");
         }

@@ -84,23 +84,8 @@ pub fn run(cli: &Cli, args: &TuneArgs) -> Result<ExitCode, String> {
     };
     let measure = |p: &[usize], games: u64| -> Result<Side, String> {
         let g = load(cli, &config(p))?;
-        let r = &g.rules;
-        if args.players < r.min_players || args.players > r.max_players {
-            return Err(format!(
-                "{} is for {}–{} players, not {}",
-                r.title, r.min_players, r.max_players, args.players
-            ));
-        }
-        bots.check(&g, args.players)?;
-        let cfg = SimConfig {
-            players: args.players,
-            games,
-            first: 0,
-            seed: args.seed,
-            bots: bots.clone(),
-            jobs: args.jobs.max(1),
-            keep_moves: false,
-        };
+        crate::locate::check_table(&g, args.players, &bots)?;
+        let cfg = SimConfig::new(args.players, games, args.seed, bots.clone(), args.jobs);
         let records = run_games(&g, &cfg, &|| {}).map_err(|f| f.to_string())?;
         Ok(Side::measure(&describe(&searched, p), args.players, &records))
     };
