@@ -215,6 +215,120 @@ impl Side {
     }
 }
 
+/// The measures [`Side::reading`] knows, for help and messages.
+pub const SIDE_MEASURES: &str = "wins:P1 (any seat), score:P1, length, margin, shared-wins, \
+                                 first-seat-advantage, fairness, lead-changes, drama, decided-at, track:NAME";
+
+/// A measure of a whole configuration, as `sweep --measure` names it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SideMeasure {
+    name: String,
+    kind: SideMeasureKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum SideMeasureKind {
+    Wins(usize),
+    Score(usize),
+    Track(String),
+    Length,
+    Margin,
+    SharedWins,
+    FirstSeatAdvantage,
+    Fairness,
+    LeadChanges,
+    Drama,
+    DecidedAt,
+}
+
+impl SideMeasure {
+    /// Reads one of [`SIDE_MEASURES`] for a game of `players` seats.
+    pub fn parse(name: &str, players: usize) -> Result<SideMeasure, String> {
+        use SideMeasureKind::*;
+        let seat = |text: &str| -> Result<usize, String> {
+            match text.trim_start_matches(['P', 'p']).parse::<usize>() {
+                Ok(n) if n >= 1 && n <= players => Ok(n - 1),
+                _ => Err(format!(
+                    "measure `{name}`: `{text}` is not a seat of this {players}-player game (P1..P{players})"
+                )),
+            }
+        };
+        let kind = match name.split_once(':') {
+            Some(("wins", s)) => Wins(seat(s)?),
+            Some(("score", s)) => Score(seat(s)?),
+            Some(("track", t)) => Track(t.to_string()),
+            None => match name {
+                "length" => Length,
+                "margin" => Margin,
+                "shared-wins" => SharedWins,
+                "first-seat-advantage" => FirstSeatAdvantage,
+                "fairness" => Fairness,
+                "lead-changes" => LeadChanges,
+                "drama" => Drama,
+                "decided-at" => DecidedAt,
+                _ => return Err(format!("unknown measure `{name}`: use {SIDE_MEASURES}")),
+            },
+            _ => return Err(format!("unknown measure `{name}`: use {SIDE_MEASURES}")),
+        };
+        Ok(SideMeasure { name: name.to_string(), kind })
+    }
+
+    /// The name it was written with.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether it is a rate (shown in percent).
+    pub fn is_rate(&self) -> bool {
+        use SideMeasureKind::*;
+        matches!(self.kind, Wins(_) | SharedWins | FirstSeatAdvantage)
+    }
+}
+
+impl Side {
+    /// The value of a measure with its 95% interval (fairness has none: its interval is the
+    /// value itself), or why this configuration cannot give it.
+    pub fn reading(&self, m: &SideMeasure) -> Result<(f64, [f64; 2]), String> {
+        use SideMeasureKind::*;
+        let spread = |s: Option<&Spread>, why: &str| {
+            s.map(|s| (s.mean, s.interval)).ok_or_else(|| format!("measure `{}`: {why}", m.name))
+        };
+        let no_score = "the game declares no score (`[game] score`)";
+        match &m.kind {
+            Wins(p) => {
+                let r = &self.win_rate_by_seat[*p];
+                Ok((r.rate, r.interval))
+            }
+            Score(p) => spread(self.score_by_seat.get(*p), no_score),
+            Track(t) => spread(
+                self.tracks.iter().find(|(n, _)| n == t).map(|(_, s)| s),
+                "no global track of that name (global tracks are measured at the end of each game)",
+            ),
+            Length => spread(Some(&self.length), ""),
+            Margin => spread(self.margin.as_ref(), no_score),
+            SharedWins => Ok((self.shared_wins.rate, self.shared_wins.interval)),
+            FirstSeatAdvantage => Ok((self.first_seat_advantage, self.first_seat_advantage_interval)),
+            Fairness => Ok((self.fairness, [self.fairness; 2])),
+            LeadChanges => spread(self.lead_changes.as_ref(), no_score),
+            Drama => spread(self.drama.as_ref(), no_score),
+            DecidedAt => spread(self.decided_at.as_ref(), no_score),
+        }
+    }
+}
+
+/// A reading as text: rates in percent, the rest with two decimals, the 95% interval in
+/// parentheses (none for a point).
+pub fn show_reading(m: &SideMeasure, (value, [lo, hi]): (f64, [f64; 2])) -> String {
+    let (k, unit) = if m.is_rate() { (100.0, "%") } else { (1.0, "") };
+    if lo == hi {
+        format!("{:.2}{unit}", value * k)
+    } else if m.is_rate() {
+        format!("{:.1}% ({:.1}–{:.1})", value * k, lo * k, hi * k)
+    } else {
+        format!("{:.2} ({:.2}–{:.2})", value, lo, hi)
+    }
+}
+
 /// Wins of each seat (a shared win counts for each winner).
 fn wins_counts(records: &[GameRecord], players: usize) -> Vec<u64> {
     (0..players).map(|p| records.iter().filter(|r| r.winners.contains(&p)).count() as u64).collect()
@@ -618,6 +732,22 @@ mod tests {
         assert!(sequential(Measure::Score(0), 1.0, &w, &v).unwrap_err().contains("no score"));
         assert_eq!(Measure::parse("wins:P2", 2).unwrap(), Measure::Wins(1));
         assert!(Measure::parse("wins:P3", 2).is_err() && Measure::parse("fun", 2).is_err());
+    }
+
+    #[test]
+    fn a_side_reads_each_measure_by_name_and_says_what_it_lacks() {
+        let games: Vec<_> = (0..10).map(|i| record(i % 2, 10 + i as u64)).collect();
+        let side = Side::measure("", 2, &games);
+        let read = |name: &str| side.reading(&SideMeasure::parse(name, 2).unwrap());
+        assert_eq!(read("wins:P2").unwrap().0, 0.5);
+        assert_eq!(read("length").unwrap().0, 14.5);
+        assert_eq!(read("fairness").unwrap(), (1.0, [1.0, 1.0]));
+        assert_eq!(read("first-seat-advantage").unwrap().0, 0.0);
+        assert!(read("margin").unwrap_err().contains("no score"));
+        assert!(read("track:round").unwrap_err().contains("no global track"));
+        assert!(SideMeasure::parse("wins:P3", 2).unwrap_err().contains("P1..P2"));
+        assert!(SideMeasure::parse("speed", 2).unwrap_err().contains("unknown measure `speed`"));
+        assert_eq!(show_reading(&SideMeasure::parse("wins:P1", 2).unwrap(), (0.5, [0.4, 0.6])), "50.0% (40.0–60.0)");
     }
 
     #[test]

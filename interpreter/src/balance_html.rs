@@ -3,7 +3,7 @@
 //! histograms of both sides, score by seat) drawn as inline SVG with plotters. No script, no
 //! network: the page opens anywhere.
 
-use crate::balance::{Difference, Report, Side, Spread};
+use crate::balance::{show_reading, Difference, Report, Side, SideMeasure, Spread};
 use plotters::prelude::*;
 
 /// Colours of side A and side B.
@@ -232,7 +232,12 @@ const SEAT_COLOURS: [RGBColor; 8] = [
 type Series = (String, Vec<(f64, [f64; 2])>);
 
 /// A sweep (`rulebook sweep --html`): each measure plotted against the parameter's values.
-pub fn sweep_page(key: &str, points: &[(String, Side)], title: &str) -> Result<String, String> {
+pub fn sweep_page(
+    key: &str,
+    points: &[(String, Side)],
+    measures: &[SideMeasure],
+    title: &str,
+) -> Result<String, String> {
     let labels: Vec<String> = points.iter().map(|(v, _)| v.clone()).collect();
     let seats = points.first().map(|(_, s)| s.win_rate_by_seat.len()).unwrap_or(0);
     let wins: Vec<Series> = (0..seats)
@@ -244,14 +249,13 @@ pub fn sweep_page(key: &str, points: &[(String, Side)], title: &str) -> Result<S
         .collect();
     let mut plots =
         vec![("Win rate by seat (95% Wilson intervals)".to_string(), along(key, "win rate", &labels, &wins)?)];
-    let length = vec![("length".to_string(), points.iter().map(|(_, s)| (s.length.mean, s.length.interval)).collect())];
-    plots.push(("Game length in decisions (mean, 95% interval)".into(), along(key, "decisions", &labels, &length)?));
-    if points.iter().all(|(_, s)| s.margin.is_some()) {
-        let margin = vec![(
-            "margin".to_string(),
-            points.iter().filter_map(|(_, s)| s.margin.as_ref().map(|m| (m.mean, m.interval))).collect(),
-        )];
-        plots.push(("Winner's margin (mean, 95% interval)".into(), along(key, "points", &labels, &margin)?));
+    for m in measures.iter().filter(|m| !m.name().starts_with("wins:")) {
+        let line = points.iter().map(|(_, s)| s.reading(m)).collect::<Result<Vec<_>, _>>()?;
+        let name = m.name().to_string();
+        plots.push((
+            format!("{name} against {key} (95% intervals where the measure has them)"),
+            along(key, &name, &labels, &[(name.clone(), line)])?,
+        ));
     }
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{t} — sweep of {k}</title>\n<style>{STYLE}</style></head><body>\n\
@@ -259,20 +263,17 @@ pub fn sweep_page(key: &str, points: &[(String, Side)], title: &str) -> Result<S
         t = escape(title),
         k = escape(key)
     );
-    out.push_str("<table><tr><th>value</th><th>games</th><th>P1 win rate</th><th>shared wins</th><th>length</th><th>margin</th></tr>\n");
+    out.push_str("<table><tr><th>value</th><th>games</th>");
+    for m in measures {
+        out.push_str(&format!("<th>{}</th>", escape(m.name())));
+    }
+    out.push_str("</tr>\n");
     for (v, s) in points {
-        let p1 = &s.win_rate_by_seat[0];
-        out.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{:.1}% ({:.1}–{:.1})</td><td>{:.1}%</td><td>{:.2}</td><td>{}</td></tr>\n",
-            escape(v),
-            s.games,
-            p1.rate * 100.0,
-            p1.interval[0] * 100.0,
-            p1.interval[1] * 100.0,
-            s.shared_wins.rate * 100.0,
-            s.length.mean,
-            s.margin.as_ref().map(|m| format!("{:.2}", m.mean)).unwrap_or_else(|| "-".into())
-        ));
+        out.push_str(&format!("<tr><td>{}</td><td>{}</td>", escape(v), s.games));
+        for m in measures {
+            out.push_str(&format!("<td>{}</td>", escape(&show_reading(m, s.reading(m)?))));
+        }
+        out.push_str("</tr>\n");
     }
     out.push_str("</table>\n");
     for (caption, svg) in plots {

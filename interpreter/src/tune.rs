@@ -103,9 +103,9 @@ pub fn ntbea(
     Ok(history)
 }
 
-/// The setting the search trusts most: the evaluated one with the best mean fitness over its
-/// evaluations (ties: the most evaluated).
-pub fn best(history: &[(Point, f64)]) -> Option<(Point, f64, usize)> {
+/// The evaluated settings, the one the search trusts most first: best mean fitness over its
+/// evaluations (ties: the most evaluated, then the first evaluated).
+pub fn ranked(history: &[(Point, f64)]) -> Vec<(Point, f64, usize)> {
     let mut seen: Vec<(Point, f64, usize)> = Vec::new();
     for (p, v) in history {
         match seen.iter_mut().find(|(q, _, _)| q == p) {
@@ -116,7 +116,14 @@ pub fn best(history: &[(Point, f64)]) -> Option<(Point, f64, usize)> {
             None => seen.push((p.clone(), *v, 1)),
         }
     }
-    seen.into_iter().map(|(p, sum, n)| (p, sum / n as f64, n)).max_by(|a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)))
+    let mut means: Vec<(Point, f64, usize)> = seen.into_iter().map(|(p, sum, n)| (p, sum / n as f64, n)).collect();
+    means.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.2.cmp(&a.2)));
+    means
+}
+
+/// The setting the search trusts most (the first of [`ranked`]).
+pub fn best(history: &[(Point, f64)]) -> Option<(Point, f64, usize)> {
+    ranked(history).into_iter().next()
 }
 
 /// A neighbour: each parameter changed with probability `mutation` (at least one changes,

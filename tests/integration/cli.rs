@@ -523,13 +523,34 @@ fn sweep_tabulates_measures_against_one_parameter() {
     assert_eq!(lengths, [8.0, 14.0, 20.0], "two bids a card");
     let o = rulebook(&["sweep", "goofspiel", "-p", "2", "-n", "50", "--option", "cards=5,8"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(text(&o.stdout).contains("cards      P1 win rate"), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("cards      wins:P1"), "{}", text(&o.stdout));
+    let o = rulebook(&[
+        "sweep",
+        "goofspiel",
+        "-p",
+        "3",
+        "-n",
+        "40",
+        "--option",
+        "cards=4,8",
+        "--measure",
+        "fairness",
+        "--measure",
+        "wins:P3",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["measures"], serde_json::json!(["fairness", "wins:P3"]));
     for (args, message) in [
         (vec!["--option", "cards=8"], "needs one --option KEY=A..B"),
         (vec!["--option", "cards=4..8:0"], "a step above 0"),
         (vec!["--option", "cards=x..8"], "is not an integer"),
         (vec!["--option", "cards=4..8", "--option", "target=1,2"], "one parameter"),
         (vec!["--option", "cards=12..40:10"], "cards=32: must be between 1 and 30"),
+        (vec!["--option", "cards=4,5", "--measure", "speed"], "unknown measure `speed`"),
+        (vec!["--option", "cards=4,5", "--measure", "wins:P3"], "P1..P2"),
+        (vec!["--option", "cards=4,5", "--measure", "track:round"], "no global track"),
     ] {
         let mut all = vec!["sweep", "goofspiel", "-p", "2", "-n", "5"];
         all.extend(args.iter());
@@ -562,6 +583,10 @@ fn tune_searches_a_parameter_for_an_objective() {
     let cards = v["best"]["setting"]["cards"].as_str().unwrap();
     assert!(cards == "7" || cards == "8", "{}", v["best"]);
     assert_eq!(v["best"]["fitness"], 0.0);
+    let top = v["top"].as_array().unwrap();
+    assert_eq!(top.len(), 3, "the three best settings, measured again");
+    assert_eq!(top[0], v["best"]);
+    assert!(top[2]["fitness"].as_f64().unwrap() <= top[0]["fitness"].as_f64().unwrap());
     assert_eq!(v["evaluations"].as_array().unwrap().len(), 15);
     let o = rulebook(&[
         "tune",
@@ -578,7 +603,7 @@ fn tune_searches_a_parameter_for_an_objective() {
         "4",
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    assert!(text(&o.stdout).contains("best: cards="), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("1. cards="), "{}", text(&o.stdout));
     for (args, message) in [
         (vec!["--option", "cards=4..8", "--objective", "short"], "unknown objective `short`"),
         (vec!["--option", "cards=8", "--objective", "fair-seats"], "at least one --option KEY=A..B"),

@@ -288,6 +288,12 @@ pub struct SweepArgs {
     /// Also write the sweep as one self-contained HTML page with plots.
     #[arg(long, value_name = "FILE")]
     pub html: Option<std::path::PathBuf>,
+    /// A measure to tabulate and plot against the parameter (repeatable; default: wins:P1,
+    /// shared-wins, length and, with a score, margin). Measures: wins:P1 (any seat), score:P1,
+    /// length, margin, shared-wins, first-seat-advantage, fairness, lead-changes, drama,
+    /// decided-at, track:NAME.
+    #[arg(long, value_name = "MEASURE")]
+    pub measure: Vec<String>,
 }
 
 /// `rulebook tune`
@@ -313,6 +319,10 @@ pub struct TuneArgs {
     /// Settings evaluated in all.
     #[arg(long, default_value_t = 30)]
     pub evaluations: usize,
+    /// How many of the best settings to measure again (on four times the games) and report
+    /// with their intervals.
+    #[arg(long, default_value_t = 3)]
+    pub top: usize,
     /// Seed of the search and of the games.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

@@ -3,7 +3,7 @@
 
 use crate::cli::{Cli, GameArgs, SweepArgs};
 use crate::locate::load;
-use rulebook::balance::Side;
+use rulebook::balance::{show_reading, Side, SideMeasure};
 use rulebook::sim::{run as run_games, SimConfig};
 use std::process::ExitCode;
 
@@ -16,6 +16,7 @@ pub fn run(cli: &Cli, args: &SweepArgs) -> Result<ExitCode, String> {
         return Err("--games 0: nothing to measure; play at least one game per value".into());
     }
     let bots = args.bots.table()?;
+    let measures = asked_measures(&args.measure, args.players)?;
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut points = Vec::new();
     for v in &values {
@@ -39,12 +40,13 @@ pub fn run(cli: &Cli, args: &SweepArgs) -> Result<ExitCode, String> {
     if tty {
         eprint!("\r{}\r", " ".repeat(40));
     }
+    let measures = available(measures, !args.measure.is_empty(), &points)?;
     let title = load(cli, &GameArgs { game: args.game.game.clone(), variants: Vec::new(), options: Vec::new() })?
         .rules
         .title
         .clone();
     if let Some(path) = &args.html {
-        let page = rulebook::balance_html::sweep_page(&key, &points, &title)?;
+        let page = rulebook::balance_html::sweep_page(&key, &points, &measures, &title)?;
         std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         eprintln!("report written to {}", path.display());
     }
@@ -56,11 +58,12 @@ pub fn run(cli: &Cli, args: &SweepArgs) -> Result<ExitCode, String> {
             "seed": args.seed,
             "bots": bots.to_string(),
             "parameter": key,
+            "measures": measures.iter().map(SideMeasure::name).collect::<Vec<_>>(),
             "points": points.iter().map(|(v, s)| serde_json::json!({ "value": v, "measures": s })).collect::<Vec<_>>(),
         });
         println!("{json}");
     } else {
-        print!("{}", table(&key, &points, args, &title, &bots.to_string()));
+        print!("{}", table(&key, &points, &measures, args, &title, &bots.to_string())?);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -106,24 +109,59 @@ pub fn values(key: &str, spec: &str) -> Result<Vec<String>, String> {
     Ok(values)
 }
 
-fn table(key: &str, points: &[(String, Side)], args: &SweepArgs, title: &str, bots: &str) -> String {
+/// The measures to show: those asked for, else the default set (wins:P1, shared-wins, length
+/// and margin when the game has a score). Names are read before any game is played.
+fn asked_measures(asked: &[String], players: usize) -> Result<Vec<SideMeasure>, String> {
+    let names: Vec<&str> = if asked.is_empty() {
+        vec!["wins:P1", "shared-wins", "length", "margin"]
+    } else {
+        asked.iter().map(String::as_str).collect()
+    };
+    names.iter().map(|n| SideMeasure::parse(n, players)).collect()
+}
+
+/// Drops the default measures the game cannot give; an asked-for measure it cannot give is an error.
+fn available(
+    mut measures: Vec<SideMeasure>,
+    asked: bool,
+    points: &[(String, Side)],
+) -> Result<Vec<SideMeasure>, String> {
+    for (v, side) in points {
+        if asked {
+            for m in &measures {
+                side.reading(m).map_err(|e| format!("{e} (at {v})"))?;
+            }
+        } else {
+            measures.retain(|m| side.reading(m).is_ok());
+        }
+    }
+    Ok(measures)
+}
+
+fn table(
+    key: &str,
+    points: &[(String, Side)],
+    measures: &[SideMeasure],
+    args: &SweepArgs,
+    title: &str,
+    bots: &str,
+) -> Result<String, String> {
     let mut out = format!(
         "{title}, {} players, {} games per value, seed {}, bots: {bots}\n",
         args.players, args.games, args.seed
     );
-    out.push_str(&format!(
-        "{key:<10} {:<24} {:>14} {:>18} {:>14}\n",
-        "P1 win rate", "shared wins", "length (decisions)", "margin"
-    ));
-    for (v, s) in points {
-        let p1 = &s.win_rate_by_seat[0];
-        out.push_str(&format!(
-            "{v:<10} {:<24} {:>13.1}% {:>18.2} {:>14}\n",
-            format!("{:.1}% ({:.1}–{:.1})", p1.rate * 100.0, p1.interval[0] * 100.0, p1.interval[1] * 100.0),
-            s.shared_wins.rate * 100.0,
-            s.length.mean,
-            s.margin.as_ref().map(|m| format!("{:.2}", m.mean)).unwrap_or_else(|| "-".into())
-        ));
+    let width = |m: &SideMeasure| m.name().chars().count().max(24);
+    out.push_str(&format!("{key:<10}"));
+    for m in measures {
+        out.push_str(&format!(" {:<w$}", m.name(), w = width(m)));
     }
-    out
+    out.push('\n');
+    for (v, s) in points {
+        out.push_str(&format!("{v:<10}"));
+        for m in measures {
+            out.push_str(&format!(" {:<w$}", show_reading(m, s.reading(m)?), w = width(m)));
+        }
+        out.push('\n');
+    }
+    Ok(out.lines().map(|l| format!("{}\n", l.trim_end())).collect())
 }

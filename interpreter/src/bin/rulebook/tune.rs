@@ -6,7 +6,7 @@ use crate::locate::load;
 use crate::sweep::{is_range, values};
 use rulebook::balance::{Rate, Side};
 use rulebook::sim::{run as run_games, SimConfig};
-use rulebook::tune::{best, ntbea, Search};
+use rulebook::tune::{ntbea, ranked, Search};
 use std::process::ExitCode;
 
 /// What a setting is judged by (higher fitness is better).
@@ -103,24 +103,35 @@ pub fn run(cli: &Cli, args: &TuneArgs) -> Result<ExitCode, String> {
     if tty {
         eprint!("\r{}\r", " ".repeat(60));
     }
-    let (point, mean_fitness, times) = best(&history).ok_or("no setting was evaluated")?;
-    // The best setting measured again on four times the games, for its intervals.
-    let check = measure(&point, args.games * 4)?;
-    let fitness = objective.fitness(&check)?;
-    let setting: Vec<(String, String)> =
-        searched.iter().zip(&point).map(|((k, vs), i)| (k.clone(), vs[*i].clone())).collect();
+    // The best settings measured again on four times the games, for their intervals.
+    let mut top = Vec::new();
+    for (point, search_fitness, times) in ranked(&history).into_iter().take(args.top.max(1)) {
+        let check = measure(&point, args.games * 4)?;
+        let fitness = objective.fitness(&check)?;
+        top.push(Checked { point, search_fitness, times, fitness, check });
+    }
+    // Ranked again by the larger measurement (stable: ties keep the search's order).
+    top.sort_by(|a, b| b.fitness.total_cmp(&a.fitness));
+    let setting = |p: &[usize]| -> Vec<(String, String)> {
+        searched.iter().zip(p).map(|((k, vs), i)| (k.clone(), vs[*i].clone())).collect()
+    };
     if args.json {
+        let checked = |c: &Checked| {
+            serde_json::json!({
+                "setting": setting(&c.point).into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect::<serde_json::Map<_, _>>(),
+                "fitness": c.fitness, "search_fitness": c.search_fitness, "times_evaluated": c.times, "measures": c.check,
+            })
+        };
         let json = serde_json::json!({
             "game": args.game.game,
             "players": args.players,
             "objective": args.objective,
             "evaluations": history.iter().map(|(p, f)| serde_json::json!({ "setting": describe(&searched, p), "fitness": f })).collect::<Vec<_>>(),
-            "best": { "setting": setting.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-                      "fitness": fitness, "search_fitness": mean_fitness, "times_evaluated": times, "measures": check },
+            "best": checked(&top[0]),
+            "top": top.iter().map(checked).collect::<Vec<_>>(),
         });
         println!("{json}");
     } else {
-        let p1: &Rate = &check.win_rate_by_seat[0];
         println!(
             "objective {} over {} settings ({} games each), seed {}",
             args.objective,
@@ -129,34 +140,53 @@ pub fn run(cli: &Cli, args: &TuneArgs) -> Result<ExitCode, String> {
             args.seed
         );
         println!(
-            "best: {}  (fitness {:.3} in the search, evaluated {times}x)",
-            describe(&searched, &point),
-            mean_fitness
+            "the {} best of the search, measured again over {} games each and ranked by that:",
+            top.len(),
+            args.games * 4
         );
-        println!("measured again over {} games: fitness {fitness:.3}", args.games * 4);
+        for (rank, c) in top.iter().enumerate() {
+            let p1: &Rate = &c.check.win_rate_by_seat[0];
+            println!(
+                "{}. {}  fitness {:.3} (search: {:.3}, evaluated {}x)",
+                rank + 1,
+                describe(&searched, &c.point),
+                c.fitness,
+                c.search_fitness,
+                c.times
+            );
+            println!(
+                "   P1 win rate {:.1}% ({:.1}–{:.1}), fairness {:.3}, length {:.2} ({:.2}–{:.2}){}",
+                p1.rate * 100.0,
+                p1.interval[0] * 100.0,
+                p1.interval[1] * 100.0,
+                c.check.fairness,
+                c.check.length.mean,
+                c.check.length.interval[0],
+                c.check.length.interval[1],
+                c.check
+                    .margin
+                    .as_ref()
+                    .map(|m| format!(", margin {:.2} ({:.2}–{:.2})", m.mean, m.interval[0], m.interval[1]))
+                    .unwrap_or_default()
+            );
+        }
         println!(
-            "  P1 win rate {:.1}% ({:.1}–{:.1}), fairness {:.3}, length {:.2} ({:.2}–{:.2}){}",
-            p1.rate * 100.0,
-            p1.interval[0] * 100.0,
-            p1.interval[1] * 100.0,
-            check.fairness,
-            check.length.mean,
-            check.length.interval[0],
-            check.length.interval[1],
-            check
-                .margin
-                .as_ref()
-                .map(|m| format!(", margin {:.2} ({:.2}–{:.2})", m.mean, m.interval[0], m.interval[1]))
-                .unwrap_or_default()
-        );
-        println!(
-            "  rulebook balance {} -p {} --vs {}",
+            "compare the best with the game as it comes:\n  rulebook balance {} -p {} --vs {}",
             args.game.game,
             args.players,
-            setting.iter().map(|(k, v)| format!("--option {k}={v}")).collect::<Vec<_>>().join(" ")
+            setting(&top[0].point).iter().map(|(k, v)| format!("--option {k}={v}")).collect::<Vec<_>>().join(" ")
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A setting of the search measured again.
+struct Checked {
+    point: Vec<usize>,
+    search_fitness: f64,
+    times: usize,
+    fitness: f64,
+    check: Side,
 }
 
 /// A setting as `key=value` pairs.
