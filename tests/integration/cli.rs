@@ -145,6 +145,51 @@ fn test_runs_the_bundled_scenarios_and_counts_them() {
     assert!(last.ends_with("passed, 0 failed"), "{out}");
 }
 
+/// Copies a folder tree (game folders are small).
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_scenario_naming_its_own_game_runs_from_a_folder_outside_the_games() {
+    // A game folder copied elsewhere, run from a directory with no ./games: its scenarios say
+    // `game goofspiel`, which names the folder they are in.
+    let dir = std::env::temp_dir().join(format!("rulebook-elsewhere-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_tree(&crate::root().join("games/goofspiel"), &dir.join("collection/goofspiel"));
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rulebook"))
+            .args(args)
+            .current_dir(&dir)
+            .env_remove("RULEBOOK_GAMES")
+            .output()
+            .unwrap()
+    };
+    let o = run(&["test", "--games-dir", "nowhere", "collection/goofspiel"]);
+    assert!(o.status.success(), "{}", text(&o.stdout));
+    // A name that is nowhere: the message says where it looked, in a user's words.
+    std::fs::write(
+        dir.join("collection/goofspiel/scenarios/lost.scenario"),
+        "game nosuch\nplayers 2\n\nscenario \"lost\" {\n}\n",
+    )
+    .unwrap();
+    let o = run(&["test", "--games-dir", "nowhere", "collection/goofspiel/scenarios/lost.scenario"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    assert!(out.contains("no game `nosuch` (this scenario is in the game folder"), "{out}");
+    assert!(out.contains("rulebook test --games-dir DIR") && !out.contains("interpreter"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn test_reports_a_changed_expectation_with_its_line() {
     let dir = std::env::temp_dir().join(format!("rulebook-test-{}", std::process::id()));

@@ -51,21 +51,40 @@ impl Runner {
         Runner { games_dir, cache: HashMap::new() }
     }
 
-    /// Finds the game folder a file's header names (or the folder the file lives in).
+    /// Finds the game folder a file's header names (or the folder the file lives in). A
+    /// `game NAME` is looked for, in order: as a folder next to the file (or a path), as the
+    /// game folder the file is in (by its folder name), beside that game folder, and in the
+    /// games folder.
     pub fn game_folder(&self, file: &Path, header: &Header) -> Result<PathBuf, String> {
         let dir = file.parent().unwrap_or(Path::new("."));
+        let enclosing = dir.ancestors().find(|d| d.join("game.toml").is_file()).map(Path::to_path_buf);
         match &header.game {
             Some(g) => {
-                let candidates = [dir.join(g), PathBuf::from(g), self.games_dir.join(g)];
+                let mut candidates = vec![dir.join(g), PathBuf::from(g)];
+                if let Some(home) = &enclosing {
+                    if home.canonicalize().ok().and_then(|c| c.file_name().map(|n| n == g.as_str())) == Some(true) {
+                        candidates.push(home.clone());
+                    }
+                    candidates.push(home.join("..").join(g));
+                }
+                candidates.push(self.games_dir.join(g));
                 candidates.into_iter().find(|p| p.join("game.toml").is_file()).ok_or_else(|| {
-                    format!("no game `{g}` (not a folder next to the file, nor a game in {})", self.games_dir.display())
+                    let home = enclosing
+                        .as_ref()
+                        .map(|h| format!(" (this scenario is in the game folder {})", h.display()))
+                        .unwrap_or_default();
+                    format!(
+                        "no game `{g}`{home}: `game` names a game folder: a path from the scenario's folder, the name \
+                         of the game folder the scenario is in or of a folder beside it, or a game of the games \
+                         folder (`rulebook test --games-dir DIR`); leave the line out to test the enclosing game"
+                    )
                 })
             }
-            None => dir
-                .ancestors()
-                .find(|d| d.join("game.toml").is_file())
-                .map(Path::to_path_buf)
-                .ok_or_else(|| "the file names no `game` and is not inside a game folder".to_string()),
+            None => enclosing.ok_or_else(|| {
+                "the file names no `game` and is not inside a game folder: add a line `game NAME` or move the \
+                 file into the game's folder"
+                    .to_string()
+            }),
         }
     }
 
