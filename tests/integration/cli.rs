@@ -137,6 +137,22 @@ fn unknown_game_and_option_errors_are_clear() {
 }
 
 #[test]
+fn validate_plays_a_chosen_option_and_refuses_one_no_game_declares() {
+    let o = rulebook(&["validate", "--deny", "warnings", "--option", "cards=5", "games/goofspiel"]);
+    assert!(o.status.success(), "{}{}", text(&o.stdout), text(&o.stderr));
+    let o = rulebook(&["validate", "--option", "cards=99", "games/goofspiel"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stdout).contains("cards=99: must be between 1 and 30"), "{}", text(&o.stdout));
+    let o = rulebook(&["validate", "--option", "nosuch=6", "games/goofspiel"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("no game here declares a parameter `nosuch`"), "{}", text(&o.stderr));
+    // The declared bounds are played too (tests/bad-input/param-bound-breaks fails at its max);
+    // --no-extremes leaves them out.
+    let o = rulebook(&["validate", "--no-extremes", "tests/bad-input/param-bound-breaks"]);
+    assert!(o.status.success(), "{}", text(&o.stdout));
+}
+
+#[test]
 fn test_runs_the_bundled_scenarios_and_counts_them() {
     let o = rulebook(&["test", "games/goofspiel"]);
     assert!(o.status.success(), "{}", text(&o.stdout));

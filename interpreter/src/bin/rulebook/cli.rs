@@ -438,4 +438,12 @@ pub struct ValidateArgs {
     /// Treat warnings as errors (`--deny warnings`).
     #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
     pub deny: Option<String>,
+    /// Set a parameter for every game (and variant) that declares it, e.g. `--option cards=6`
+    /// (repeatable): the smoke playouts and leak checks play with it.
+    #[arg(long = "option", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub options: Vec<(String, String)>,
+    /// Skip the extra smoke playouts with each integer parameter at its declared minimum and
+    /// maximum.
+    #[arg(long)]
+    pub no_extremes: bool,
 }
