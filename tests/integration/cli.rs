@@ -616,3 +616,17 @@ fn tune_searches_a_parameter_for_an_objective() {
         assert!(text(&o.stderr).contains(message), "{args:?}: {}", text(&o.stderr));
     }
 }
+
+#[test]
+fn completions_are_printed_for_every_shell() {
+    let o = rulebook(&["completions", "bash"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("simulate") && out.contains("_rulebook"), "{out}");
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let o = rulebook(&["completions", shell]);
+        assert!(o.status.success() && text(&o.stdout).contains("simulate"), "{shell}: {}", text(&o.stderr));
+    }
+    let o = rulebook(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2), "an unknown shell is a usage error");
+}

@@ -49,6 +49,23 @@ pub enum Command {
     Schema(SchemaArgs),
     /// Print the script API reference (Markdown), generated from the engine.
     Api,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+}
+
+/// How to install the completion script, after `rulebook completions --help`.
+const COMPLETIONS_HELP: &str = "Examples:\n  \
+    rulebook completions bash > ~/.local/share/bash-completion/completions/rulebook\n  \
+    rulebook completions zsh > ~/.zfunc/_rulebook      (with fpath+=~/.zfunc before compinit)\n  \
+    rulebook completions fish > ~/.config/fish/completions/rulebook.fish";
+
+/// `rulebook completions`
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to write the completion script for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `rulebook explain`

@@ -48,6 +48,17 @@ fn schema(args: &cli::SchemaArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `rulebook completions`: the shell's completion script, on stdout.
+fn completions(args: &cli::CompletionsArgs) -> Result<ExitCode, String> {
+    use clap::CommandFactory;
+    use std::io::Write;
+    // Into a buffer first: the generator panics when its writer fails (a closed pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cli::Cli::command(), "rulebook", &mut script);
+    std::io::stdout().write_all(&script).map_err(|e| format!("cannot write the completion script: {e}"))?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn main() -> ExitCode {
     let (args, vs) = cli::split_vs(std::env::args().collect());
     let mut cli = cli::Cli::parse_from(args);
@@ -127,6 +138,7 @@ fn run(cli: &cli::Cli) -> ExitCode {
             print!("{}", rulebook::api_doc::markdown());
             Ok(ExitCode::SUCCESS)
         }
+        cli::Command::Completions(a) => completions(a),
     };
     match result {
         Ok(code) => code,
