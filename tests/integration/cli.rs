@@ -91,8 +91,8 @@ fn validate_reports_a_smoke_playout_failure_with_its_seed() {
 
 #[test]
 fn play_against_a_bot_to_the_end() {
-    // Always bid the first card offered.
-    let o = with_input(&["play", "goofspiel", "--players", "2", "--bots", "1", "--seed", "3"], &"1\n".repeat(13));
+    // Always bid the first card offered: `#1`, since the cards are named by numbers.
+    let o = with_input(&["play", "goofspiel", "--players", "2", "--bots", "1", "--seed", "3"], &"#1\n".repeat(13));
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.contains("game over"), "{out}");
@@ -108,10 +108,38 @@ fn an_illegal_option_typed_in_play_is_explained() {
 }
 
 #[test]
+fn a_typed_number_is_an_id_or_label_and_hash_n_a_place_in_the_list() {
+    // The fixture's bids are options with ids 0 to 4 ("0 chips" ... "4 chips"): `1` is the
+    // option with id 1 (the second in the list), `#1` the first in the list (id 0).
+    let game = ["play", "tests/fixtures/dice-bid", "--players", "2", "--seed", "1", "--option", "rounds=1"];
+    let o = with_input(&game, "1\n#1\n");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("bid revealed: P1 1 chips, P2 0 chips"), "{out}");
+    assert!(out.contains(" #1) 0 chips [0]") && out.contains(" #5) 4 chips [4]"), "numbered with #: {out}");
+    assert!(out.contains("#N is the Nth option in the list"), "the rule is shown: {out}");
+    // `5` names no option here (ids 0 to 4): it is refused, never read as a place in the list.
+    let o = with_input(&game, "5\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("`5` is not a legal option for P1 in `bid`"), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("type #5 for place 5 in the list"), "{}", text(&o.stderr));
+    let o = with_input(&game, "#6\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("there is no option #6: the list has #1 to #5"), "{}", text(&o.stderr));
+    // Where no option is named by a number, the list is numbered plainly and `2` is the
+    // second option (the fixture's roads, named by their ids).
+    let o = with_input(&["play", "tests/fixtures/graph-walk", "--players", "2", "--seed", "1"], "2\n#1\n1\n1\n");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("  1) ab (green) to B [ab]") && !out.contains("#1) ab"), "{out}");
+    assert!(out.contains("P1 chose ad (red) to D") && out.contains("P2 chose ab (green) to B"), "{out}");
+}
+
+#[test]
 fn hot_seat_hides_each_players_bid() {
     let o = with_input(
         &["play", "goofspiel", "--players", "2", "--seed", "4", "--option", "cards=2"],
-        "p1-2\np2-1\n1\n1\n",
+        "p1-2\np2-1\n1\n2\n",
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
@@ -228,7 +256,7 @@ fn replay_prints_the_log_redacted_for_a_seat() {
             "--record",
             file.to_str().unwrap(),
         ],
-        "1\n1\n1\n",
+        "#1\n#1\n#1\n",
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let full = rulebook(&["replay", file.to_str().unwrap(), "--log"]);
