@@ -32,6 +32,18 @@ fn list_shows_goofspiel_with_its_variants() {
     assert!(out.contains("goofspiel") && out.contains("2–8 players"), "{out}");
     assert!(out.contains("--variant rollover"), "{out}");
     assert!(out.contains("--option cards=13"), "{out}");
+    // One description column for every game: where the description of each flag line starts
+    // (a flag too long for the column stands alone, its description on the next line).
+    let columns: Vec<usize> = out
+        .lines()
+        .filter(|l| l.starts_with("    "))
+        .filter_map(|l| {
+            let flag = l.len() - l.trim_start().len();
+            let start = if l[flag..].starts_with("--") { flag + l[flag..].find("  ")? } else { 0 };
+            Some(start + l[start..].find(|c: char| c != ' ')?)
+        })
+        .collect();
+    assert!(columns.len() > 10 && columns.iter().all(|c| *c == columns[0]), "{columns:?}\n{out}");
 }
 
 #[test]
