@@ -670,3 +670,70 @@ fn completions_are_printed_for_every_shell() {
     let o = rulebook(&["completions", "tcsh"]);
     assert_eq!(o.status.code(), Some(2), "an unknown shell is a usage error");
 }
+
+/// Runs the binary in `dir`.
+fn rulebook_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rulebook")).args(args).current_dir(dir).output().unwrap()
+}
+
+#[test]
+fn new_makes_a_game_that_validates_tests_and_plays_out_of_the_box() {
+    let root = std::env::temp_dir().join(format!("rulebook-new-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    // Into --dir (made if missing), from anywhere: the game lies outside ./games.
+    let dir = root.join("house");
+    let o = rulebook(&["new", "my-game", "--dir", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let game = dir.join("my-game");
+    for file in ["game.toml", "rules.rhai", "scenarios/rules.scenario", "README.md"] {
+        assert!(game.join(file).is_file(), "{file} is missing");
+    }
+    let toml = std::fs::read_to_string(game.join("game.toml")).unwrap();
+    assert!(toml.starts_with("#:schema ../../schemas/game.schema.json\n"), "{toml}");
+    assert!(toml.contains("title = \"My game\""), "{toml}");
+    assert!(text(&o.stdout).contains("no schemas/game.schema.json above"), "{}", text(&o.stdout));
+    let path = game.to_str().unwrap();
+    let v = rulebook(&["validate", "--deny", "warnings", path]);
+    assert!(v.status.success(), "{}{}", text(&v.stdout), text(&v.stderr));
+    let t = rulebook(&["test", path]);
+    assert!(t.status.success(), "{}", text(&t.stdout));
+    let last = text(&t.stdout).lines().last().unwrap_or_default().to_string();
+    assert!(last.ends_with(" passed, 0 failed") && !last.starts_with("0 "), "{last}");
+    let p = rulebook(&["play", path, "--players", "3", "--bots", "3", "--seed", "1"]);
+    assert!(p.status.success() && text(&p.stdout).contains("game over"), "{}", text(&p.stderr));
+    let s = rulebook(&["simulate", path, "--players", "4", "--games", "20"]);
+    assert!(s.status.success(), "{}", text(&s.stderr));
+
+    // The default folder is the current one; a schemas/ folder above is found and pointed at.
+    std::fs::create_dir_all(root.join("schemas")).unwrap();
+    std::fs::write(root.join("schemas/game.schema.json"), "{}").unwrap();
+    let o = rulebook_in(&dir, &["new", "second"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("rulebook test second\n"), "{}", text(&o.stdout));
+    let toml = std::fs::read_to_string(dir.join("second/game.toml")).unwrap();
+    assert!(toml.starts_with("#:schema ../../schemas/game.schema.json\n"), "{toml}");
+    let o = rulebook_in(&root, &["new", "deeper", "--dir", "a/b"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let toml = std::fs::read_to_string(root.join("a/b/deeper/game.toml")).unwrap();
+    assert!(toml.starts_with("#:schema ../../../schemas/game.schema.json\n"), "{toml}");
+    let t = rulebook_in(&root, &["test", "a/b/deeper"]);
+    assert!(t.status.success(), "{}", text(&t.stdout));
+
+    // Refusals: an existing folder (or file), and names that are not one plain folder name.
+    let again = rulebook(&["new", "my-game", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(text(&again.stderr).contains("my-game already exists"), "{}", text(&again.stderr));
+    std::fs::write(dir.join("a-file"), "").unwrap();
+    let file = rulebook(&["new", "a-file", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(file.status.code(), Some(1));
+    assert!(text(&file.stderr).contains("a-file already exists"), "{}", text(&file.stderr));
+    for bad in ["../escape", "a/b", "", ".", "-x", "with space"] {
+        let o = rulebook_in(&dir, &["new", "--", bad]);
+        assert_eq!(o.status.code(), Some(1), "{bad:?}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains("is not a plain folder name"), "{bad:?}: {}", text(&o.stderr));
+        assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
+    }
+    assert!(!root.join("escape").exists() && !dir.join("a").exists());
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -5,6 +5,7 @@ mod cli;
 mod input;
 mod list;
 mod locate;
+mod new;
 mod play;
 mod render;
 mod replay;
@@ -138,6 +139,7 @@ fn run(cli: &cli::Cli) -> ExitCode {
             print!("{}", rulebook::api_doc::markdown());
             Ok(ExitCode::SUCCESS)
         }
+        cli::Command::New(a) => new::run(a),
         cli::Command::Completions(a) => completions(a),
     };
     match result {
