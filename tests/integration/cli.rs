@@ -32,6 +32,18 @@ fn list_shows_goofspiel_with_its_variants() {
     assert!(out.contains("goofspiel") && out.contains("2–8 players"), "{out}");
     assert!(out.contains("--variant rollover"), "{out}");
     assert!(out.contains("--option cards=13"), "{out}");
+    // One description column for every game: where the description of each flag line starts
+    // (a flag too long for the column stands alone, its description on the next line).
+    let columns: Vec<usize> = out
+        .lines()
+        .filter(|l| l.starts_with("    "))
+        .filter_map(|l| {
+            let flag = l.len() - l.trim_start().len();
+            let start = if l[flag..].starts_with("--") { flag + l[flag..].find("  ")? } else { 0 };
+            Some(start + l[start..].find(|c: char| c != ' ')?)
+        })
+        .collect();
+    assert!(columns.len() > 10 && columns.iter().all(|c| *c == columns[0]), "{columns:?}\n{out}");
 }
 
 #[test]
@@ -91,8 +103,8 @@ fn validate_reports_a_smoke_playout_failure_with_its_seed() {
 
 #[test]
 fn play_against_a_bot_to_the_end() {
-    // Always bid the first card offered.
-    let o = with_input(&["play", "goofspiel", "--players", "2", "--bots", "1", "--seed", "3"], &"1\n".repeat(13));
+    // Always bid the first card offered: `#1`, since the cards are named by numbers.
+    let o = with_input(&["play", "goofspiel", "--players", "2", "--bots", "1", "--seed", "3"], &"#1\n".repeat(13));
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.contains("game over"), "{out}");
@@ -108,10 +120,38 @@ fn an_illegal_option_typed_in_play_is_explained() {
 }
 
 #[test]
+fn a_typed_number_is_an_id_or_label_and_hash_n_a_place_in_the_list() {
+    // The fixture's bids are options with ids 0 to 4 ("0 chips" ... "4 chips"): `1` is the
+    // option with id 1 (the second in the list), `#1` the first in the list (id 0).
+    let game = ["play", "tests/fixtures/dice-bid", "--players", "2", "--seed", "1", "--option", "rounds=1"];
+    let o = with_input(&game, "1\n#1\n");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("bid revealed: P1 1 chips, P2 0 chips"), "{out}");
+    assert!(out.contains(" #1) 0 chips [0]") && out.contains(" #5) 4 chips [4]"), "numbered with #: {out}");
+    assert!(out.contains("#N is the Nth option in the list"), "the rule is shown: {out}");
+    // `5` names no option here (ids 0 to 4): it is refused, never read as a place in the list.
+    let o = with_input(&game, "5\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("`5` is not a legal option for P1 in `bid`"), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("type #5 for place 5 in the list"), "{}", text(&o.stderr));
+    let o = with_input(&game, "#6\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("there is no option #6: the list has #1 to #5"), "{}", text(&o.stderr));
+    // Where no option is named by a number, the list is numbered plainly and `2` is the
+    // second option (the fixture's roads, named by their ids).
+    let o = with_input(&["play", "tests/fixtures/graph-walk", "--players", "2", "--seed", "1"], "2\n#1\n1\n1\n");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("  1) ab (green) to B [ab]") && !out.contains("#1) ab"), "{out}");
+    assert!(out.contains("P1 chose ad (red) to D") && out.contains("P2 chose ab (green) to B"), "{out}");
+}
+
+#[test]
 fn hot_seat_hides_each_players_bid() {
     let o = with_input(
         &["play", "goofspiel", "--players", "2", "--seed", "4", "--option", "cards=2"],
-        "p1-2\np2-1\n1\n1\n",
+        "p1-2\np2-1\n1\n2\n",
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let out = text(&o.stdout);
@@ -289,7 +329,7 @@ fn replay_prints_the_log_redacted_for_a_seat() {
             "--record",
             file.to_str().unwrap(),
         ],
-        "1\n1\n1\n",
+        "#1\n#1\n#1\n",
     );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let full = rulebook(&["replay", file.to_str().unwrap(), "--log"]);
@@ -676,4 +716,85 @@ fn tune_searches_a_parameter_for_an_objective() {
         assert_eq!(o.status.code(), Some(1), "{args:?}");
         assert!(text(&o.stderr).contains(message), "{args:?}: {}", text(&o.stderr));
     }
+}
+
+#[test]
+fn completions_are_printed_for_every_shell() {
+    let o = rulebook(&["completions", "bash"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("simulate") && out.contains("_rulebook"), "{out}");
+    for shell in ["zsh", "fish", "elvish", "powershell"] {
+        let o = rulebook(&["completions", shell]);
+        assert!(o.status.success() && text(&o.stdout).contains("simulate"), "{shell}: {}", text(&o.stderr));
+    }
+    let o = rulebook(&["completions", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2), "an unknown shell is a usage error");
+}
+
+/// Runs the binary in `dir`.
+fn rulebook_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rulebook")).args(args).current_dir(dir).output().unwrap()
+}
+
+#[test]
+fn new_makes_a_game_that_validates_tests_and_plays_out_of_the_box() {
+    let root = std::env::temp_dir().join(format!("rulebook-new-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    // Into --dir (made if missing), from anywhere: the game lies outside ./games.
+    let dir = root.join("house");
+    let o = rulebook(&["new", "my-game", "--dir", dir.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let game = dir.join("my-game");
+    for file in ["game.toml", "rules.rhai", "scenarios/rules.scenario", "README.md"] {
+        assert!(game.join(file).is_file(), "{file} is missing");
+    }
+    let toml = std::fs::read_to_string(game.join("game.toml")).unwrap();
+    assert!(toml.starts_with("#:schema ../../schemas/game.schema.json\n"), "{toml}");
+    assert!(toml.contains("title = \"My game\""), "{toml}");
+    assert!(text(&o.stdout).contains("no schemas/game.schema.json above"), "{}", text(&o.stdout));
+    let path = game.to_str().unwrap();
+    let v = rulebook(&["validate", "--deny", "warnings", path]);
+    assert!(v.status.success(), "{}{}", text(&v.stdout), text(&v.stderr));
+    let t = rulebook(&["test", path]);
+    assert!(t.status.success(), "{}", text(&t.stdout));
+    let last = text(&t.stdout).lines().last().unwrap_or_default().to_string();
+    assert!(last.ends_with(" passed, 0 failed") && !last.starts_with("0 "), "{last}");
+    let p = rulebook(&["play", path, "--players", "3", "--bots", "3", "--seed", "1"]);
+    assert!(p.status.success() && text(&p.stdout).contains("game over"), "{}", text(&p.stderr));
+    let s = rulebook(&["simulate", path, "--players", "4", "--games", "20"]);
+    assert!(s.status.success(), "{}", text(&s.stderr));
+
+    // The default folder is the current one; a schemas/ folder above is found and pointed at.
+    std::fs::create_dir_all(root.join("schemas")).unwrap();
+    std::fs::write(root.join("schemas/game.schema.json"), "{}").unwrap();
+    let o = rulebook_in(&dir, &["new", "second"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("rulebook test second\n"), "{}", text(&o.stdout));
+    let toml = std::fs::read_to_string(dir.join("second/game.toml")).unwrap();
+    assert!(toml.starts_with("#:schema ../../schemas/game.schema.json\n"), "{toml}");
+    let o = rulebook_in(&root, &["new", "deeper", "--dir", "a/b"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let toml = std::fs::read_to_string(root.join("a/b/deeper/game.toml")).unwrap();
+    assert!(toml.starts_with("#:schema ../../../schemas/game.schema.json\n"), "{toml}");
+    let t = rulebook_in(&root, &["test", "a/b/deeper"]);
+    assert!(t.status.success(), "{}", text(&t.stdout));
+
+    // Refusals: an existing folder (or file), and names that are not one plain folder name.
+    let again = rulebook(&["new", "my-game", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(text(&again.stderr).contains("my-game already exists"), "{}", text(&again.stderr));
+    std::fs::write(dir.join("a-file"), "").unwrap();
+    let file = rulebook(&["new", "a-file", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(file.status.code(), Some(1));
+    assert!(text(&file.stderr).contains("a-file already exists"), "{}", text(&file.stderr));
+    for bad in ["../escape", "a/b", "", ".", "-x", "with space"] {
+        let o = rulebook_in(&dir, &["new", "--", bad]);
+        assert_eq!(o.status.code(), Some(1), "{bad:?}: {}", text(&o.stderr));
+        assert!(text(&o.stderr).contains("is not a plain folder name"), "{bad:?}: {}", text(&o.stderr));
+        assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
+    }
+    assert!(!root.join("escape").exists() && !dir.join("a").exists());
+    std::fs::remove_dir_all(&root).ok();
 }

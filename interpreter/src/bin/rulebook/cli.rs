@@ -49,6 +49,42 @@ pub enum Command {
     Schema(SchemaArgs),
     /// Print the script API reference (Markdown), generated from the engine.
     Api,
+    /// Create a new game folder: a tiny complete game to edit into your own, with a scenario
+    /// and a README.
+    New(NewArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+}
+
+/// How to install the completion script, after `rulebook completions --help`.
+const COMPLETIONS_HELP: &str = "Examples:\n  \
+    rulebook completions bash > ~/.local/share/bash-completion/completions/rulebook\n  \
+    rulebook completions zsh > ~/.zfunc/_rulebook      (with fpath+=~/.zfunc before compinit)\n  \
+    rulebook completions fish > ~/.config/fish/completions/rulebook.fish";
+
+/// `rulebook new`
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:\n  \
+    rulebook new NAME                               (creates ./NAME)\n  \
+    rulebook new NAME --dir games                   (creates games/NAME), then:\n  \
+    rulebook validate --deny warnings games/NAME\n  \
+    rulebook test games/NAME\n  \
+    rulebook play games/NAME --players 2 --bots 1")]
+pub struct NewArgs {
+    /// The game's folder name: letters, digits, `-` and `_`, starting with a letter or digit.
+    pub name: String,
+    /// The folder to create the game in (created if missing).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+}
+
+/// `rulebook completions`
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to write the completion script for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// `rulebook explain`

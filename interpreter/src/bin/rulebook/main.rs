@@ -5,6 +5,7 @@ mod cli;
 mod input;
 mod list;
 mod locate;
+mod new;
 mod play;
 mod render;
 mod replay;
@@ -45,6 +46,17 @@ fn schema(args: &cli::SchemaArgs) -> Result<ExitCode, String> {
             })
         ),
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `rulebook completions`: the shell's completion script, on stdout.
+fn completions(args: &cli::CompletionsArgs) -> Result<ExitCode, String> {
+    use clap::CommandFactory;
+    use std::io::Write;
+    // Into a buffer first: the generator panics when its writer fails (a closed pipe).
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cli::Cli::command(), "rulebook", &mut script);
+    std::io::stdout().write_all(&script).map_err(|e| format!("cannot write the completion script: {e}"))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -127,6 +139,8 @@ fn run(cli: &cli::Cli) -> ExitCode {
             print!("{}", rulebook::api_doc::markdown());
             Ok(ExitCode::SUCCESS)
         }
+        cli::Command::New(a) => new::run(a),
+        cli::Command::Completions(a) => completions(a),
     };
     match result {
         Ok(code) => code,

@@ -7,12 +7,15 @@ use crate::locate::load;
 use crate::render;
 use rulebook::bot::{make_bot, Bot, BotTable, SeatObservation};
 use rulebook::scenario::{transcript, Setup};
-use rulebook::{PlayError, Session};
+use rulebook::{OptionInfo, PlayError, Session};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-const HELP: &str =
-    "type an option's number, id or label (to choose a set: its ids in any order, or one at a time, then `done`); `log` shows what you have seen happen; `view` redraws; `quit` ends the game";
+/// What `help` prints, and the game's first lines.
+const HELP: &str = "type an option's id or label, or #N for the Nth option in the list (a bare N works too, \
+    unless the list is numbered #1), #2), ...: then options are named by numbers and N is the one named N); \
+    to choose a set: its ids in any order, or one at a time, then `done`; `log` shows what you have seen \
+    happen; `view` redraws; `quit` ends the game";
 
 pub fn run(cli: &Cli, args: &PlayArgs) -> Result<ExitCode, String> {
     let table = args.bot_args.table()?;
@@ -140,22 +143,53 @@ fn play_loop(
                 }
                 _ => {}
             }
-            // An option's id or label wins over a list position, so that typing "7" in a game
-            // whose options are numbers picks the option labelled 7.
-            // Anything else goes to `apply`, which also takes a whole set at once
-            // ("A-1 B-2 C-3") for a decision that builds one.
-            let result = match (session.find_option(p, text), text.parse::<usize>()) {
-                (Ok(i), _) => session.apply_index(p, i),
-                (Err(_), Ok(n)) if n >= 1 && n <= options.len() => session.apply_index(p, n - 1),
-                (Err(_), _) => session.apply(p, text),
+            // Anything `pick` does not place goes to `apply`, which also takes a whole set at
+            // once ("A-1 B-2 C-3") for a decision that builds one, and explains an illegal move.
+            let result = match pick(session, p, text, &options) {
+                Ok(Some(i)) => session.apply_index(p, i),
+                Ok(None) => session.apply(p, text),
+                Err(e) => Err(e),
             };
             match result {
                 Ok(()) => break,
-                Err(PlayError::Illegal(m)) if interactive => eprintln!("illegal: {m}"),
-                Err(PlayError::Illegal(m)) => return Err(format!("illegal move: {m}")),
+                Err(PlayError::Illegal(m)) if interactive => eprintln!("illegal: {}", illegal(m, text, &options)),
+                Err(PlayError::Illegal(m)) => return Err(format!("illegal move: {}", illegal(m, text, &options))),
                 Err(e) => return Err(e.to_string()),
             }
         }
+    }
+}
+
+/// The option a typed line names, by the rule the help states: `#N` is always the Nth option
+/// of the list; anything else is an option's id or exact label. A bare number is a place in
+/// the list only where no option's id or label is a number (the list then shows `N)`, else
+/// `#N)`), so its meaning never depends on which options are left. `None`: no option by
+/// these rules; `Session::apply` reads the text (a whole set) or says why it is illegal.
+fn pick(session: &Session<'_>, p: usize, text: &str, options: &[OptionInfo]) -> Result<Option<usize>, PlayError> {
+    let count = options.len();
+    if let Some(n) = text.strip_prefix('#').and_then(|n| n.trim().parse::<usize>().ok()) {
+        if !(1..=count).contains(&n) {
+            return Err(PlayError::Illegal(format!("there is no option #{n}: the list has #1 to #{count}")));
+        }
+        return Ok(Some(n - 1));
+    }
+    if let Ok(i) = session.find_option(p, text) {
+        return Ok(Some(i));
+    }
+    if render::numbers_name_options(options) {
+        return Ok(None);
+    }
+    Ok(text.parse::<usize>().ok().filter(|n| (1..=count).contains(n)).map(|n| n - 1))
+}
+
+/// An illegal move explained, with a reminder of `#N` when a typed number was taken for an id
+/// or label but could have meant a place in the list.
+fn illegal(message: String, text: &str, options: &[OptionInfo]) -> String {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=options.len()).contains(&n) && render::numbers_name_options(options) => {
+            format!("{message} (here a number is an option's id or label; type #{n} for place {n} in the list)")
+        }
+        _ => message,
     }
 }
 

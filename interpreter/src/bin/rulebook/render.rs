@@ -144,14 +144,19 @@ fn grid_blocks(v: &View, width: usize) -> Vec<String> {
 
 /// Renders numbered options, several to a line when they are short.
 pub fn options(options: &[rulebook::OptionInfo]) -> String {
+    // When a number could be an option's id or label, a typed number is only ever that: the
+    // list is numbered `#N` (what the player types for a place in the list) and a line says so.
+    let named_by_numbers = numbers_name_options(options);
+    let mark = if named_by_numbers { "#" } else { "" };
     let cells: Vec<String> = options
         .iter()
         .enumerate()
         .map(|(i, o)| {
+            let n = format!("{mark}{}", i + 1);
             if o.id == o.label {
-                format!("{:>3}) {}", i + 1, o.label)
+                format!("{n:>3}) {}", o.label)
             } else {
-                format!("{:>3}) {} [{}]", i + 1, o.label, o.id)
+                format!("{n:>3}) {} [{}]", o.label, o.id)
             }
         })
         .collect();
@@ -165,5 +170,18 @@ pub fn options(options: &[rulebook::OptionInfo]) -> String {
         out = out.trim_end().to_string();
         out.push('\n');
     }
+    if named_by_numbers {
+        out.push_str(NUMBERS_HINT);
+        out.push('\n');
+    }
     out
+}
+
+/// The line under an options list whose ids or labels are numbers.
+pub const NUMBERS_HINT: &str = "  (a number is the option with that id or label; #N is the Nth option in the list)";
+
+/// Whether some option's id or label is a number, so that a typed number could name it.
+pub fn numbers_name_options(options: &[rulebook::OptionInfo]) -> bool {
+    let number = |s: &str| s.trim().parse::<i64>().is_ok();
+    options.iter().any(|o| number(&o.id) || number(&o.label))
 }
