@@ -5,6 +5,7 @@ mod bad_input;
 mod bots;
 mod cli;
 mod diff;
+mod docs;
 mod engine;
 mod explain;
 mod flaschenteufel;

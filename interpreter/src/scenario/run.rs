@@ -354,7 +354,12 @@ fn expect(s: &mut Session<'_>, al: &[String], e: &Expectation) -> Result<(), Sto
         }
         Expectation::Count { zone, seat: who, value } => {
             let got = zone_ids(s, zone, opt_seat(s, al, who)?)?.len() as i64;
-            check(got == *value, || format!("expected count {zone} = {value}, got {got}"))
+            check(got == *value, || {
+                format!(
+                    "expected count {zone}{} = {value}, got {got}",
+                    who.as_ref().map(|w| format!(" {w}")).unwrap_or_default()
+                )
+            })
         }
         Expectation::Pending { decision, seats } => {
             let got = s.prompt().map(|(n, _)| n.to_string());
