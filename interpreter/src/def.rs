@@ -168,6 +168,19 @@ pub struct ComponentDef {
     pub edges: Option<String>,
 }
 
+/// What a var's value names, so that views can show it by name.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Holds {
+    /// A plain value, shown as it is.
+    #[default]
+    Value,
+    /// A seat number (0-based), shown by the seat's name; -1 or `()` is shown as `nobody`.
+    Seat,
+    /// A component id, shown by the component's label to seats that see the component.
+    Component,
+}
+
 /// How much of a zone other players see.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, serde::Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -342,6 +355,9 @@ pub struct VarDef {
     /// set it (they call the function instead).
     #[schemars(with = "Option<String>")]
     pub derived: Option<Ref>,
+    /// What the value names: `value` (default), `seat` or `component`; views show a seat by
+    /// its name and a component by its label.
+    pub holds: Holds,
     /// What it is for.
     pub description: Option<String>,
 }

@@ -32,9 +32,19 @@ impl Game {
         Ok(out)
     }
 
+    /// A script returned something the engine cannot use: an error located at the script
+    /// function's definition (its `fn` line), as a script's own failure is.
+    fn returned(&self, function: &str, message: String) -> PlayError {
+        PlayError::Script(crate::script::ScriptError {
+            function: function.to_string(),
+            message,
+            location: self.scripts.function_location(function),
+        })
+    }
+
     fn truthy(&self, work: &mut Work, f: &FnRef) -> Result<bool, PlayError> {
         let v = self.call(work, f, vec![], &Value::Unit)?;
-        v.as_bool().map_err(|t| PlayError::Rule(format!("script `{}` must return true or false, returned {t}", f.name)))
+        v.as_bool().map_err(|t| self.returned(&f.name, format!("must return true or false, returned {t}")))
     }
 
     /// Runs the flow until a decision is pending or the game is over.
@@ -138,10 +148,7 @@ impl Game {
                     PlayersSel::Script(f) => {
                         let v = self.call(work, f, vec![], &Value::Unit)?;
                         let arr = v.into_array().map_err(|t| {
-                            PlayError::Rule(format!(
-                                "script `{}` must return an array of players, returned {t}",
-                                f.name
-                            ))
+                            self.returned(&f.name, format!("must return an array of players, returned {t}"))
                         })?;
                         arr.iter().map(|p| self.player_value(&work.state, p, &f.name)).collect::<Result<Vec<_>, _>>()?
                     }
@@ -185,10 +192,7 @@ impl Game {
     fn player_value(&self, st: &State, v: &Dynamic, f: &str) -> Result<usize, PlayError> {
         match v.as_int() {
             Ok(p) if p >= 0 && (p as usize) < st.players => Ok(p as usize),
-            _ => Err(PlayError::Rule(format!(
-                "script `{f}` must return a player number 0..{}, returned {v}",
-                st.players - 1
-            ))),
+            _ => Err(self.returned(f, format!("must return a player number 0..{}, returned {v}", st.players - 1))),
         }
     }
 
@@ -226,7 +230,7 @@ impl Game {
                         let card = card_map(&self.rules, &work.state, c);
                         let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
                         if !keep.as_bool().map_err(|t| {
-                            PlayError::Rule(format!("filter `{}` must return true or false, returned {t}", f.name))
+                            self.returned(&f.name, format!("a filter must return true or false, returned {t}"))
                         })? {
                             continue;
                         }
@@ -261,17 +265,20 @@ impl Game {
             OptionSource::Script(f) => {
                 let v = self.call(work, f, vec![Dynamic::from_int(player as i64)], ctx)?;
                 let arr = v.into_array().map_err(|t| {
-                    PlayError::Rule(format!("options script `{}` must return an array, returned {t}", f.name))
+                    self.returned(&f.name, format!("an options script must return an array, returned {t}"))
                 })?;
                 let mut out = Vec::with_capacity(arr.len());
                 for item in arr {
                     // A component offered as it is: its id and label are the option's.
                     if let Some(idx) = crate::api::component_index(&item) {
                         if out.iter().any(|c| matches!(c, Choice::Component(i) if *i == idx)) {
-                            return Err(PlayError::Rule(format!(
-                                "options script `{}` offered a component twice",
-                                f.name
-                            )));
+                            return Err(self.returned(
+                                &f.name,
+                                format!(
+                                    "offered the component `{}` twice",
+                                    work.state.components.list[idx as usize].id
+                                ),
+                            ));
                         }
                         out.push(Choice::Component(idx));
                         continue;
@@ -280,19 +287,16 @@ impl Game {
                     let id = match value.get("id") {
                         Some(Value::Str(s)) => s.clone(),
                         Some(Value::Int(i)) => i.to_string(),
-                        _ => {
-                            return Err(PlayError::Rule(format!(
-                                "options script `{}` returned an option without an `id`: {value}",
-                                f.name
-                            )))
-                        }
+                        _ => return Err(self.returned(&f.name, format!("returned an option without an `id`: {value}"))),
                     };
                     let label = value.get("label").map(|l| l.to_string()).unwrap_or_else(|| id.clone());
                     if out.iter().any(|c| matches!(c, Choice::Scripted { id: other, .. } if *other == id)) {
-                        return Err(PlayError::Rule(format!(
-                            "options script `{}` returned the id `{id}` twice",
-                            f.name
-                        )));
+                        return Err(self.returned(
+                            &f.name,
+                            format!(
+                                "returned two options with the id `{id}` (the ids of a decision's options must differ)"
+                            ),
+                        ));
                     }
                     out.push(Choice::Scripted { id, label, value });
                 }
@@ -357,7 +361,7 @@ impl Game {
                     let ok =
                         self.call(work, f, vec![Dynamic::from_int(player as i64), Dynamic::from_array(list)], ctx)?;
                     ok.as_bool().map_err(|t| {
-                        PlayError::Rule(format!("subset check `{}` must return true or false, returned {t}", f.name))
+                        self.returned(&f.name, format!("a subset check must return true or false, returned {t}"))
                     })?
                 }
                 None => true,
@@ -398,7 +402,7 @@ impl Game {
         };
         Some(
             v.as_int().map(|i| i as f64).map_err(|t| {
-                PlayError::Rule(format!("evaluate script `{}` must return an integer, returned {t}", f.name))
+                self.returned(&f.name, format!("an evaluate script must return an integer, returned {t}"))
             }),
         )
     }
@@ -472,23 +476,25 @@ impl Game {
             _ => v,
         };
         let id = if let Ok(i) = v.as_int() {
-            return usize::try_from(i).ok().filter(|i| *i < opts.len()).map(Some).ok_or_else(|| {
-                PlayError::Rule(format!("auto script `{}` returned index {i}, out of range", auto.name))
-            });
+            return usize::try_from(i)
+                .ok()
+                .filter(|i| *i < opts.len())
+                .map(Some)
+                .ok_or_else(|| self.returned(&auto.name, format!("returned the option index {i}, out of range")));
         } else if let Some(s) = v.clone().try_cast::<String>() {
             s
         } else if let Some(Value::Str(s)) = crate::convert::from_dynamic(&v).ok().and_then(|m| m.get("id").cloned()) {
             s
         } else {
-            return Err(PlayError::Rule(format!(
-                "auto script `{}` must return an option, its id or its index; returned {v}",
-                auto.name
-            )));
+            return Err(self.returned(
+                &auto.name,
+                format!("an auto script must return an option, its id or its index; returned {v}"),
+            ));
         };
         opts.iter()
             .position(|c| self.choice_id(&work.state, c) == id)
             .map(Some)
-            .ok_or_else(|| PlayError::Rule(format!("auto script `{}` chose `{id}`, which is not an option", auto.name)))
+            .ok_or_else(|| self.returned(&auto.name, format!("chose `{id}`, which is not an option")))
     }
 
     /// The stable id of an option.
@@ -720,7 +726,7 @@ impl Game {
             Some(f) => {
                 let v = self.call(work, f, vec![], &Value::Unit)?;
                 let arr = v.into_array().map_err(|t| {
-                    PlayError::Rule(format!("winners script `{}` must return an array, returned {t}", f.name))
+                    self.returned(&f.name, format!("a winners script must return an array, returned {t}"))
                 })?;
                 let mut w =
                     arr.iter().map(|p| self.player_value(&work.state, p, &f.name)).collect::<Result<Vec<_>, _>>()?;

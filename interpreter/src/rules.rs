@@ -171,6 +171,8 @@ pub struct VarInfo {
     pub visible: Visibility,
     /// The script computing the value when a view shows it (a derived var).
     pub derived: Option<FnRef>,
+    /// What the value names (a seat, a component), for views.
+    pub holds: crate::def::Holds,
     /// What it is, in the author's words (`description`; empty if none).
     pub description: String,
 }

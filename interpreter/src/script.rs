@@ -312,6 +312,14 @@ impl Scripts {
         self.files.get(name).map(std::path::PathBuf::as_path)
     }
 
+    /// Where a script function is defined: its `fn` line in the file it was (last) defined in.
+    pub fn function_location(&self, name: &str) -> Option<Location> {
+        let path = self.function_file(name)?;
+        let text = crate::files::read_text(path, crate::files::MAX_GAME_FILE_BYTES).ok()?;
+        let offset = text.find(&format!("fn {name}("))?;
+        Some(crate::diag::locate_in(path, &text, offset))
+    }
+
     /// Every script function as `(name, number of parameters)`.
     pub fn function_arities(&self) -> HashSet<(String, usize)> {
         self.ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect()

@@ -1,8 +1,9 @@
 //! [`View`]: what one seat may see, derived from declared visibility only. Bots and front
 //! ends receive views, never the state, so they cannot see what the seat cannot.
 
-use crate::def::Visibility;
+use crate::def::{Holds, Visibility};
 use crate::grid::{GridSlot, Piece, Placed};
+use crate::rules::Rules;
 use crate::session::OptionInfo;
 use crate::state::{Outcome, State};
 use crate::value::Value;
@@ -60,6 +61,10 @@ pub struct ValueView {
     /// For a track whose spaces carry data with a `name`: the name of the space it is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub space: Option<String>,
+    /// For a var that holds a seat or a component: the value as a player reads it (the
+    /// seat's name, `nobody`, the component's label when the viewer sees the component).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown: Option<String>,
 }
 
 /// Components a rule has shown to the whole table, still on display for the viewer.
@@ -185,6 +190,20 @@ fn sees_all(vis: Visibility, per_player: bool, owner: usize, viewer: Option<usiz
     }
 }
 
+/// A var's value as a player reads it, for a var that holds a seat or a component: the seat's
+/// name (`nobody` for -1 or `()`), or the label of a component the viewer sees (in `zones`,
+/// the viewer's zones); `None` when the value is shown as it is.
+fn shown_as(holds: Holds, value: &Value, r: &Rules, players: usize, zones: &[ZoneView]) -> Option<String> {
+    match (holds, value) {
+        (Holds::Seat, Value::Int(p)) if *p >= 0 && (*p as usize) < players => Some(r.seat_name(*p as usize)),
+        (Holds::Seat, Value::Int(-1) | Value::Unit) => Some("nobody".to_string()),
+        (Holds::Component, Value::Str(id)) => {
+            zones.iter().flat_map(|z| z.cards.iter()).find(|c| c.id == *id).map(|c| c.label.clone())
+        }
+        _ => None,
+    }
+}
+
 /// The derived vars of one state, each computed when first read and kept for every later
 /// read of the same state (views of every seat read the same values). Whoever changes the
 /// state starts a new one.
@@ -269,6 +288,7 @@ impl View {
                 if sees_all(t.visible, t.per_player, o, viewer) {
                     let space = t.space_name(*v);
                     tracks.push(ValueView {
+                        shown: None,
                         name: t.name.clone(),
                         owner: t.per_player.then_some(o),
                         value: Value::Int(*v),
@@ -289,7 +309,14 @@ impl View {
                             Value::Str(format!("(cannot be computed: {e})"))
                         }),
                     };
-                    vars.push(ValueView { name: v.name.clone(), owner: v.per_player.then_some(o), value, space: None });
+                    let shown = shown_as(v.holds, &value, r, st.players, &zones);
+                    vars.push(ValueView {
+                        name: v.name.clone(),
+                        owner: v.per_player.then_some(o),
+                        value,
+                        space: None,
+                        shown,
+                    });
                 }
             }
         }

@@ -298,3 +298,19 @@ fn a_snapshot_from_later_in_the_game_is_refused_and_changes_nothing() {
     assert!(err.to_string().contains("restore only goes back"), "{err}");
     assert_eq!(serde_json::to_string(s.state()).unwrap(), before);
 }
+
+#[test]
+fn vars_that_hold_a_seat_or_a_component_are_shown_by_name() {
+    let game = load("tests/fixtures/named-vars", &[], &[]);
+    let mut s = game.start(2, 4).unwrap();
+    let var = |s: &rulebook::Session<'_>, seat: usize, name: &str, owner: Option<usize>| {
+        let v = s.view(seat);
+        v.vars.iter().find(|x| x.name == name && x.owner == owner).map(|x| (x.value.to_string(), x.shown.clone()))
+    };
+    assert_eq!(var(&s, 1, "leader", None), Some(("0".into(), Some("P1".into()))), "a seat by its name");
+    let (id, label) = var(&s, 0, "mine", Some(0)).unwrap();
+    assert_eq!(label, Some(format!("card {}", &id[1..])), "a component the seat sees, by its label");
+    assert_eq!(var(&s, 1, "mine", Some(0)), None, "P1's var is P1's to see");
+    s.apply(0, "pass").unwrap();
+    assert_eq!(var(&s, 1, "leader", None), Some(("-1".into(), Some("nobody".into()))));
+}

@@ -66,6 +66,7 @@ impl Loader {
                 default: default.unwrap_or_default(),
                 visible: v.visible,
                 derived,
+                holds: v.holds,
                 description: v.description.clone().unwrap_or_default(),
             });
         }

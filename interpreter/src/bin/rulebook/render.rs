@@ -14,6 +14,8 @@ pub fn view(v: &View) -> String {
         let mut lines: Vec<(String, Vec<String>)> = Vec::new();
         for x in values {
             let shown = match &x.value {
+                // A seat or a component, by name.
+                _ if x.shown.is_some() => x.shown.clone().unwrap_or_default(),
                 rulebook::Value::Str(s) if s.is_empty() => continue,
                 rulebook::Value::List(l) if l.is_empty() => continue,
                 rulebook::Value::Unit => continue,
