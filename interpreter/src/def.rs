@@ -166,6 +166,13 @@ pub struct ComponentDef {
     /// The property holding the four edge symbols (N, E, S, W, as printed) that a placement
     /// grid matches against the pieces next to it.
     pub edges: Option<String>,
+    /// Makes the type a die: its faces, a list of values (`[1, 2, 3, 4, 5, 6]`,
+    /// `["star", "moon"]`) or `{ from = 1, to = "sides" }` (integers or integer parameter
+    /// names). The face up is the component's `face` property (the first face until rolled);
+    /// `roll` steps and `game.roll` draw it from the game's generator, and only seats that see
+    /// the die's zone learn what came up.
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub faces: Option<toml::Value>,
 }
 
 /// What a var's value names, so that views can show it by name.
@@ -557,6 +564,10 @@ pub struct StepDef {
     /// Shuffle a zone (global, or the current player's) without a script.
     #[schemars(with = "Option<String>")]
     pub shuffle: Option<Ref>,
+    /// Roll every die in a zone (a global zone, or every player's slot of a per-player zone:
+    /// everyone's cup at once) without a script.
+    #[schemars(with = "Option<String>")]
+    pub roll: Option<Ref>,
     /// Who is asked (`ask`): `"current"` (default) or a script `fn(game) -> player`.
     #[schemars(with = "Option<String>")]
     pub player: Option<Ref>,

@@ -48,8 +48,11 @@ pub fn sample<'g>(session: &Session<'g>, seat: usize, seed: u64) -> Result<Sessi
         let mut st = session.state().clone();
         st.trace = None;
         st.pushed_out.clear();
+        // Draws a scenario fixed are not the seat's to know.
+        st.forced_draws.clear();
         let drawn = redeal(game, knowledge, &mut st, seat, &mut rng).and_then(|()| {
             reset_secret_values(game, &mut st, seat);
+            reroll_unseen_dice(game, &mut st, seat, &mut rng);
             st.rng = GameRng::new(derive_seed(seed, 0xD1CE));
             reopen_commits(game, &mut st, seat)
         });
@@ -211,6 +214,36 @@ fn augment(
 }
 
 /// Values only another seat may see go back to their declared start.
+/// Dice the seat does not see (in a place it cannot see into, under the top of a `top` place)
+/// show a face drawn anew: what came up was never the seat's to know. (A die the seat saw
+/// before it was hidden is forgotten too: the knowledge followed is where components are, not
+/// their faces.)
+fn reroll_unseen_dice(game: &Game, st: &mut State, seat: usize, rng: &mut GameRng) {
+    let r = &game.rules;
+    if r.component_types.iter().all(|t| t.faces.is_none()) {
+        return;
+    }
+    for (z, info) in r.zones.iter().enumerate() {
+        for owner in 0..st.zones[z].len() {
+            let vis = st.visibility(r, z, owner);
+            let cards = &st.zones[z][owner].cards;
+            let hidden: Vec<u32> = match vis {
+                crate::def::Visibility::Public => continue,
+                crate::def::Visibility::Owner if info.per_player && owner == seat => continue,
+                crate::def::Visibility::Top => cards[..cards.len().saturating_sub(1)].to_vec(),
+                _ => cards.clone(),
+            };
+            for c in hidden {
+                let kind = st.components.list[c as usize].kind;
+                if let Some(faces) = &r.component_types[kind].faces {
+                    let face = faces[rng.below(faces.len() as u64) as usize].clone();
+                    std::sync::Arc::make_mut(&mut st.components).list[c as usize].set_prop(r, "face", face);
+                }
+            }
+        }
+    }
+}
+
 fn reset_secret_values(game: &Game, st: &mut State, seat: usize) {
     let r = &game.rules;
     let secret = |vis: crate::def::Visibility, per_player: bool, owner: usize| {

@@ -420,6 +420,7 @@ pub(crate) fn step_text(r: &Rules, s: &StepInfo) -> String {
         }
         StepKind::Phase(p) => format!("play phase `{}`", r.phases[*p].name),
         StepKind::Shuffle(z) => format!("shuffle `{}`", r.zones[*z].name),
+        StepKind::Roll(z) => format!("roll the dice in `{}`", r.zones[*z].name),
         StepKind::Move { from, to, count, deal } => {
             let (from, to) = (&r.zones[*from].name, &r.zones[*to].name);
             if *deal {

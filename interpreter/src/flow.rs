@@ -159,6 +159,14 @@ impl Game {
                 work.state.stack.push(Frame::Phase { phase: *p, step: 0, pos: 0, pass: 0, begun: false })
             }
             StepKind::Move { from, to, count, deal } => self.move_step(work, *from, *to, *count, *deal)?,
+            StepKind::Roll(z) => {
+                for owner in 0..work.state.zones[*z].len() {
+                    let (_, line) = work.state.roll_slot(&self.rules, *z, owner).map_err(PlayError::Rule)?;
+                    if work.logging {
+                        work.events.push(line);
+                    }
+                }
+            }
             StepKind::Shuffle(z) => {
                 let owner = if self.rules.zones[*z].per_player { work.state.current } else { 0 };
                 let mut cards = std::mem::take(&mut work.state.zones[*z][owner].cards);

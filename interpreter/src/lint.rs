@@ -42,7 +42,7 @@ fn zones_used_by_declarations(r: &Rules) -> HashSet<usize> {
                     used.insert(from);
                     used.insert(to);
                 }
-                StepKind::Shuffle(z) => {
+                StepKind::Shuffle(z) | StepKind::Roll(z) => {
                     used.insert(z);
                 }
                 _ => {}

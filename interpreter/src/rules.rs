@@ -26,6 +26,8 @@ pub struct ComponentType {
     pub label: Option<String>,
     /// The property holding the edges N, E, S, W (for placement grids).
     pub edges: Option<String>,
+    /// A die's faces (the type declares `faces`): its `face` property is one of them.
+    pub faces: Option<Vec<Value>>,
     /// What it is, in the author's words (`description`; empty if none).
     pub description: String,
 }
@@ -315,6 +317,8 @@ pub enum StepKind {
     Phase(usize),
     /// Shuffle a zone.
     Shuffle(usize),
+    /// Roll every die in a zone (every player's slot of a per-player zone).
+    Roll(usize),
     /// Move components.
     Move {
         /// Source zone.

@@ -75,7 +75,7 @@ pub struct Snapshot {
 impl<'g> Session<'g> {
     /// Starts a game: creates the state, runs setup and the flow up to the first decision.
     pub fn new(game: &'g Game, players: usize, seed: u64, logging: bool) -> Result<Session<'g>, PlayError> {
-        Session::start(game, players, seed, logging, false)
+        Session::start(game, players, seed, logging, false, &[])
     }
 
     /// Like [`Session::new`], and the session follows what each seat knows of where the
@@ -83,10 +83,25 @@ impl<'g> Session<'g> {
     /// seat cannot see. Costs a little on every decision; simulations turn it on only for
     /// search bots.
     pub fn new_tracked(game: &'g Game, players: usize, seed: u64, logging: bool) -> Result<Session<'g>, PlayError> {
-        Session::start(game, players, seed, logging, true)
+        Session::start(game, players, seed, logging, true, &[])
     }
 
-    fn start(game: &'g Game, players: usize, seed: u64, logging: bool, track: bool) -> Result<Session<'g>, PlayError> {
+    /// Like [`Session::new`] (with a log), the first chance draws fixed: the draws the game
+    /// makes as it starts (dice rolled at setup) and after take these results in turn (see
+    /// [`Session::fix_draws`]). A scenario's `draws` line before anything else starts the game
+    /// this way.
+    pub fn new_with_draws(game: &'g Game, players: usize, seed: u64, draws: &[i64]) -> Result<Session<'g>, PlayError> {
+        Session::start(game, players, seed, true, false, draws)
+    }
+
+    fn start(
+        game: &'g Game,
+        players: usize,
+        seed: u64,
+        logging: bool,
+        track: bool,
+        draws: &[i64],
+    ) -> Result<Session<'g>, PlayError> {
         let r = &game.rules;
         if players < r.min_players || players > r.max_players {
             return Err(PlayError::Players(format!(
@@ -95,6 +110,7 @@ impl<'g> Session<'g> {
             )));
         }
         let mut work = Work::new(game.initial_state(players, seed)?, logging);
+        work.state.forced_draws = draws.iter().rev().copied().collect();
         let mut knowledge = track.then(|| Box::new(Knowledge::new(r, &work.state)));
         if track {
             work.state.trace = Some(Vec::new());
@@ -657,6 +673,38 @@ impl Session<'_> {
         }
         self.state.vars[v][o] = value;
         Ok(())
+    }
+
+    /// Sets a property of a component (a scenario's `prop ID KEY = VALUE`): a die's `face`, a
+    /// card's value. `id` and `kind` cannot be set.
+    pub fn set_prop(&mut self, id: &str, key: &str, value: crate::Value) -> Result<(), PlayError> {
+        self.changed();
+        if key == "id" || key == "kind" {
+            return Err(PlayError::Illegal(format!("a component's `{key}` cannot be set")));
+        }
+        let idx = self.state.component_index(id).map_err(PlayError::Illegal)?;
+        let r = &self.game.rules;
+        let kind = self.state.components.list[idx as usize].kind;
+        if let (Some(faces), "face") = (&r.component_types[kind].faces, key) {
+            if !faces.contains(&value) {
+                let list: Vec<String> = faces.iter().map(|f| f.to_string()).collect();
+                return Err(PlayError::Illegal(format!(
+                    "`{value}` is not a face of `{id}` (faces: {})",
+                    list.join(", ")
+                )));
+            }
+        }
+        std::sync::Arc::make_mut(&mut self.state.components).list[idx as usize].set_prop(r, key, value);
+        Ok(())
+    }
+
+    /// Fixes the results of the next chance draws (a scenario's `draws N...`): `game.random(n)`
+    /// gives each in turn (it must lie in `0..n`), and a die rolls the face of that value (for
+    /// dice whose faces are words, the face at that position, from 0). Shuffles are not
+    /// affected. Later draws come from the generator again.
+    pub fn fix_draws(&mut self, draws: &[i64]) {
+        self.changed();
+        self.state.forced_draws = draws.iter().rev().copied().collect();
     }
 
     /// A var's value now (omniscient): stored, or computed for a derived var.

@@ -4,6 +4,7 @@
 
 use crate::def::Visibility;
 use crate::grid::GridSlot;
+use crate::log::{Event, EventKind};
 use crate::rng::GameRng;
 use crate::rules::Rules;
 use crate::value::Value;
@@ -31,7 +32,10 @@ pub struct Component {
 
 impl Component {
     /// A component of type `kind`, its label filled in from the type's template.
-    pub fn new(rules: &Rules, id: String, kind: usize, props: Props) -> Component {
+    pub fn new(rules: &Rules, id: String, kind: usize, mut props: Props) -> Component {
+        if let Some(first) = rules.component_types[kind].faces.as_ref().and_then(|f| f.first()) {
+            props.entry("face".to_string()).or_insert_with(|| first.clone());
+        }
         let mut c = Component { id, kind, props: Arc::new(props), label: String::new() };
         c.label = c.fill_label(rules);
         c
@@ -268,6 +272,10 @@ pub struct State {
     /// the table could see of it ([`crate::knowledge`] follows each seat's knowledge from it).
     #[serde(skip)]
     pub trace: Option<Vec<Moved>>,
+    /// Results the next draws take instead of the generator's (a scenario's `draws` line),
+    /// the next one last.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forced_draws: Vec<i64>,
 }
 
 /// One move of a component, as recorded in [`State::trace`]: where from and where to, with
@@ -318,7 +326,8 @@ macro_rules! state_fields {
             decisions,
             script_bytes,
             pushed_out,
-            trace
+            trace,
+            forced_draws
         )
     };
 }
@@ -388,6 +397,7 @@ impl State {
             script_bytes: 0,
             pushed_out: Vec::new(),
             trace: None,
+            forced_draws: Vec::new(),
         };
         for c in &rules.components {
             state.create_declared(rules, c)?;
@@ -500,6 +510,66 @@ impl State {
         comps.list.push(Component::new(rules, id, kind, props));
         self.location.push(NOWHERE);
         Ok(idx)
+    }
+
+    /// A chance draw in `0..n` (`n > 0`): the next forced result if a scenario fixed one,
+    /// else the generator's. A forced result outside `0..n` is an error naming it.
+    pub fn draw(&mut self, n: u64) -> Result<u64, String> {
+        match self.forced_draws.pop() {
+            Some(x) if x >= 0 && (x as u64) < n => Ok(x as u64),
+            Some(x) => Err(format!("the fixed draw {x} is not in 0..{} (the range this draw has)", n.max(1) - 1)),
+            None => Ok(self.rng.below(n)),
+        }
+    }
+
+    /// Rolls a die: a face drawn ([`State::draw`]) becomes its `face` property. A forced draw
+    /// names the face itself (its value), not its position. Returns the face.
+    pub fn roll(&mut self, rules: &Rules, idx: u32) -> Result<Value, String> {
+        let kind = self.components.list[idx as usize].kind;
+        let Some(faces) = rules.component_types[kind].faces.as_ref() else {
+            let c = &self.components.list[idx as usize];
+            return Err(format!(
+                "`{}` is not a die: its type `{}` declares no `faces`",
+                c.id, rules.component_types[kind].name
+            ));
+        };
+        let face = match self.forced_draws.pop() {
+            Some(x) => faces
+                .iter()
+                .find(|f| f.as_int() == Some(x) || matches!(f, Value::Str(s) if s.parse::<i64>().ok() == Some(x)))
+                .or_else(|| faces.get(x as usize).filter(|_| faces.iter().all(|f| f.as_int().is_none())))
+                .cloned()
+                .ok_or_else(|| {
+                    format!("the fixed roll {x} is not a face of `{}`", self.components.list[idx as usize].id)
+                })?,
+            None => faces[self.rng.below(faces.len() as u64) as usize].clone(),
+        };
+        Arc::make_mut(&mut self.components).list[idx as usize].set_prop(rules, "face", face.clone());
+        Ok(face)
+    }
+
+    /// Rolls every die in one slot of a zone (components of other types stay as they are).
+    /// Returns the faces, bottom to top, and the log line: the faces for the seats that see
+    /// the slot, `rolled N dice` for the others.
+    pub fn roll_slot(&mut self, rules: &Rules, zone: usize, owner: usize) -> Result<(Vec<Value>, Event), String> {
+        let dice: Vec<u32> = self.zones[zone][owner]
+            .cards
+            .iter()
+            .copied()
+            .filter(|c| rules.component_types[self.components.list[*c as usize].kind].faces.is_some())
+            .collect();
+        let faces = dice.iter().map(|c| self.roll(rules, *c)).collect::<Result<Vec<_>, _>>()?;
+        let z = &rules.zones[zone];
+        let place = if z.per_player { format!("{} ({})", z.name, rules.seat_name(owner)) } else { z.name.clone() };
+        let shown: Vec<String> = faces.iter().map(Value::to_string).collect();
+        let text = format!("rolled {place}: {}", shown.join(" "));
+        let redacted = format!("rolled {place}: {} {}", faces.len(), if faces.len() == 1 { "die" } else { "dice" });
+        let event = match self.visibility(rules, zone, owner) {
+            Visibility::Public => Event::public(EventKind::Chance, text),
+            Visibility::Owner if z.per_player => Event::private(EventKind::Chance, vec![owner], text, Some(redacted)),
+            _ => Event::private(EventKind::Chance, Vec::new(), text, Some(redacted)),
+        };
+        Ok((faces, event))
     }
 
     /// Component index by id.
@@ -640,6 +710,7 @@ impl State {
             script_bytes: 0,
             pushed_out: Vec::new(),
             trace: None,
+            forced_draws: Vec::new(),
         }
     }
 }

@@ -314,3 +314,29 @@ fn vars_that_hold_a_seat_or_a_component_are_shown_by_name() {
     s.apply(0, "pass").unwrap();
     assert_eq!(var(&s, 1, "leader", None), Some(("-1".into(), Some("nobody".into()))));
 }
+
+#[test]
+fn secret_dice_are_seen_by_their_owner_only_and_sampled_anew_for_the_others() {
+    let game = load("tests/fixtures/secret-dice", &[], &[]);
+    let s = rulebook::Session::new_tracked(&game, 2, 9, true).unwrap();
+    let faces = |s: &rulebook::Session<'_>, owner: usize| -> Vec<String> {
+        let st = s.state();
+        let cup = game.rules.zone("cup").unwrap();
+        st.zones[cup][owner].cards.iter().map(|c| st.components.list[*c as usize].props["face"].to_string()).collect()
+    };
+    let mine = faces(&s, 0);
+    // P1's view shows P1's faces and only a count of P2's dice; P2's log does not name P1's.
+    let v = s.view(0);
+    let cup = |owner| v.zones.iter().find(|z| z.name == "cup" && z.owner == Some(owner)).unwrap();
+    assert_eq!(cup(0).cards.iter().map(|c| c.label.clone()).collect::<Vec<_>>(), mine);
+    assert!(cup(1).cards.is_empty() && cup(1).count == Some(2));
+    assert!(s.log_for(Some(1)).iter().any(|l| l == "rolled cup (P1): 2 dice"), "{:?}", s.log_for(Some(1)));
+    // Samples for P1 keep P1's dice and draw P2's anew.
+    let mut seen = std::collections::BTreeSet::new();
+    for k in 0..40 {
+        let sample = rulebook::determinize::sample(&s, 0, k).unwrap();
+        assert_eq!(faces(&sample, 0), mine, "P1 knows its own dice");
+        seen.insert(faces(&sample, 1));
+    }
+    assert!(seen.len() > 10, "P2's dice are drawn anew in each sample: {seen:?}");
+}

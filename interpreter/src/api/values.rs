@@ -100,13 +100,59 @@ pub(super) fn register(engine: &mut Engine) {
                 if n <= 0 {
                     return Err(format!("random({n}): the range must be at least 1"));
                 }
-                let x = w.state.rng.below(n as u64) as i64;
+                let x = w.state.draw(n as u64)? as i64;
                 // Bookkeeping for the omniscient log (replays, debugging), not a seat's log: a
                 // rule that draws in the open says what came out in its own words.
                 event(w, || Event::private(EventKind::Chance, Vec::new(), format!("random draw: {x} of 0..{}", n - 1), None));
                 Ok(x)
             })
         }
+    );
+
+    reg!(
+        engine,
+        "roll",
+        "Rolls a die (a component whose type declares `faces`): a face drawn from the game's generator becomes its `face` property; returns it. Only seats that see the die's zone read what came up in the log.",
+        &["game: Game", "die: Dynamic", "Dynamic"],
+        |h: &mut GameHandle, die: Dynamic| {
+            h.with(|r, w| {
+                let idx = super::component::card_arg(&w.state, &die)?;
+                let (zone, owner) = w.state.location[idx as usize];
+                let face = w.state.roll(r, idx)?;
+                if (zone, owner) == crate::state::NOWHERE {
+                    return Ok(face.to_dynamic());
+                }
+                let c = &w.state.components.list[idx as usize];
+                let text = format!("rolled {}: {face}", c.id);
+                let redacted = format!("rolled {}", c.id);
+                let (zone, owner) = (zone as usize, owner as usize);
+                let z = &r.zones[zone];
+                let audience = match w.state.visibility(r, zone, owner) {
+                    crate::def::Visibility::Public => None,
+                    crate::def::Visibility::Owner if z.per_player => Some(vec![owner]),
+                    _ => Some(Vec::new()),
+                };
+                event(w, || match audience {
+                    None => Event::public(EventKind::Chance, text),
+                    Some(to) => Event::private(EventKind::Chance, to, text, Some(redacted)),
+                });
+                Ok(face.to_dynamic())
+            })
+        }
+    );
+    reg!(
+        engine,
+        "roll_zone",
+        "Rolls every die in a global zone; returns the faces, bottom to top. The log shows them to the seats that see the zone and says `rolled ZONE: N dice` to the others.",
+        &["game: Game", "zone: &str", "Array"],
+        |h: &mut GameHandle, zone: &str| roll_zone(h, zone, None)
+    );
+    reg!(
+        engine,
+        "roll_zone",
+        "Rolls every die in a player's zone (a cup); returns the faces. Only the seats that see that zone read them in the log.",
+        &["game: Game", "zone: &str", "player: i64", "Array"],
+        |h: &mut GameHandle, zone: &str, p: i64| roll_zone(h, zone, Some(p))
     );
 
     // Tracks and variables.
@@ -199,4 +245,14 @@ pub(super) fn register(engine: &mut Engine) {
         &["game: Game", "var: &str", "player: i64", "value: Dynamic", "()"],
         |h: &mut GameHandle, n: &str, p: i64, v: Dynamic| set_var(h, n, Some(p), v)
     );
+}
+
+/// `game.roll_zone`: every die of one zone slot rolled, the log line kept if logging.
+fn roll_zone(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<rhai::Array> {
+    h.with(|r, w| {
+        let (z, o) = super::slot(r, &w.state, zone, owner)?;
+        let (faces, line) = w.state.roll_slot(r, z, o)?;
+        event(w, || line);
+        Ok(faces.iter().map(Value::to_dynamic).collect())
+    })
 }

@@ -49,10 +49,12 @@ impl Loader {
     /// Checks `[components]`: each type and its declared instances.
     pub(super) fn components(&mut self, r: &mut Rules, f: &GameFile) {
         for (ti, (name, c)) in f.components.iter().enumerate() {
+            let faces = c.faces.as_ref().and_then(|f| self.faces(r, name, f));
             r.component_types.push(ComponentType {
                 name: name.clone(),
                 label: c.label.clone(),
                 edges: c.edges.clone(),
+                faces,
                 description: c.description.clone().unwrap_or_default(),
             });
             let zone = c.zone.as_ref().map(|z| zone_ref(self, r, z));
@@ -60,6 +62,38 @@ impl Loader {
                 if let Some(d) = self.declared_instances(r, ti, name, inst, zone, c.zone.as_ref()) {
                     r.components.push(d);
                 }
+            }
+        }
+    }
+
+    /// A die type's faces: a list of plain values, or `{ from, to }` with integers or integer
+    /// parameter names (resolved now: parameters are fixed for the whole game).
+    fn faces(&mut self, r: &Rules, name: &str, f: &toml::Value) -> Option<Vec<Value>> {
+        let bound = |v: Option<&toml::Value>| match v {
+            Some(toml::Value::Integer(i)) => Some(*i),
+            Some(toml::Value::String(p)) => r.params.get(p).and_then(|p| p.value.as_int()),
+            _ => None,
+        };
+        let faces: Option<Vec<Value>> = match f {
+            toml::Value::Array(items) => items.iter().map(|v| Value::from_toml(v).ok()).collect(),
+            toml::Value::Table(t) => match (bound(t.get("from")), bound(t.get("to"))) {
+                (Some(a), Some(b)) if a <= b && b - a < 1000 => Some((a..=b).map(Value::Int).collect()),
+                _ => None,
+            },
+            _ => None,
+        };
+        match faces {
+            Some(v) if !v.is_empty() && v.len() <= 1000 => Some(v),
+            _ => {
+                self.error_at(
+                    "E0309",
+                    format!(
+                        "components `{name}`: `faces` must be a list of 1 to 1,000 plain values or \
+                         `{{ from = A, to = B }}` (integers or integer parameters, A <= B, at most 1,000 faces), not `{f}`"
+                    ),
+                    self.key("components", name),
+                );
+                None
             }
         }
     }

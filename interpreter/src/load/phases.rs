@@ -1,4 +1,4 @@
-//! Phases and their steps (run, ask, commit, phase, move, shuffle; conditions and repeats),
+//! Phases and their steps (run, ask, commit, phase, move, shuffle, roll; conditions and repeats),
 //! and the `[flow]` entry points: setup, the start phase, winners and the score track.
 
 use super::resolve::{zone_ref, ScriptFns};
@@ -19,12 +19,13 @@ impl Loader {
                     s.phase.is_some(),
                     s.move_.is_some(),
                     s.shuffle.is_some(),
+                    s.roll.is_some(),
                 ];
                 if set.iter().filter(|b| **b).count() != 1 {
                     self.error_at(
                         "E0330",
                         format!(
-                            "phase `{name}`: each step needs exactly one of run, ask, commit, phase, move, shuffle"
+                            "phase `{name}`: each step needs exactly one of run, ask, commit, phase, move, shuffle, roll"
                         ),
                         self.key("phases", name),
                     );
@@ -54,6 +55,8 @@ impl Loader {
                     StepKind::Commit(decision_ref(self, d), players)
                 } else if let Some(z) = &s.shuffle {
                     StepKind::Shuffle(zone_ref(self, r, z))
+                } else if let Some(z) = &s.roll {
+                    StepKind::Roll(zone_ref(self, r, z))
                 } else if let Some(ph) = &s.phase {
                     StepKind::Phase(r.phase(ph.get_ref()).unwrap_or_else(|m| {
                         self.error("E0310", m, Some(ph.span()));

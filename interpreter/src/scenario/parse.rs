@@ -92,6 +92,10 @@ pub enum StepKind {
     SetTrack { track: String, seat: Option<String>, value: i64 },
     /// `var NAME [SEAT] = VALUE`
     SetVar { var: String, seat: Option<String>, value: Value },
+    /// `prop ID KEY = VALUE`
+    SetProp { id: String, key: String, value: Value },
+    /// `draws N...`
+    SetDraws(Vec<i64>),
     /// `current SEAT`
     SetCurrent(String),
     /// `turn_order SEAT...`
@@ -181,6 +185,8 @@ fn words(rule: &Rule) -> String {
         Rule::set_grid => "`grid NAME [SEAT] = [ID@ROW:COL, ...]`",
         Rule::set_track => "`track NAME [SEAT] = N`",
         Rule::set_var => "`var NAME [SEAT] = VALUE`",
+        Rule::set_prop => "`prop ID KEY = VALUE`",
+        Rule::set_draws => "`draws N...`",
         Rule::set_current => "`current SEAT`",
         Rule::set_turn_order => "`turn_order SEATS`",
         Rule::set_phase => "`phase NAME`",
@@ -484,6 +490,12 @@ fn statement(st: Pair<'_, Rule>) -> StepKind {
             let (var, seat) = name_seat(&mut inner);
             StepKind::SetVar { var, seat, value: inner.next().map(value).unwrap_or_default() }
         }
+        Rule::set_prop => {
+            let id = inner.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+            let key = inner.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+            StepKind::SetProp { id, key, value: inner.next().map(value).unwrap_or_default() }
+        }
+        Rule::set_draws => StepKind::SetDraws(inner.filter_map(|p| p.as_str().parse().ok()).collect()),
         Rule::set_current => StepKind::SetCurrent(inner.next().map(|p| p.as_str().to_string()).unwrap_or_default()),
         Rule::set_turn_order => StepKind::SetTurnOrder(inner.map(|p| p.as_str().to_string()).collect()),
         Rule::set_phase => StepKind::SetPhase(inner.next().map(|p| p.as_str().to_string()).unwrap_or_default()),

@@ -129,7 +129,22 @@ impl Runner {
             }
         };
         let players = header.players.unwrap_or(game.rules.min_players);
-        let mut session = match game.start(players, header.seed.unwrap_or(0)) {
+        // `draws` lines before anything else fix the draws the game makes as it starts too.
+        let leading = sc.steps.iter().take_while(|s| matches!(s.kind, StepKind::SetDraws(_))).count();
+        let draws: Vec<i64> = sc.steps[..leading]
+            .iter()
+            .flat_map(|s| match &s.kind {
+                StepKind::SetDraws(d) => d.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let seed = header.seed.unwrap_or(0);
+        let started = if draws.is_empty() {
+            game.start(players, seed)
+        } else {
+            Session::new_with_draws(game, players, seed, &draws)
+        };
+        let mut session = match started {
             Ok(s) => s,
             Err(e) => {
                 fail_at(&mut report, sc.line, format!("the game does not start: {e}"));
@@ -137,13 +152,15 @@ impl Runner {
             }
         };
         let mut dirty = false;
-        for step in &sc.steps {
+        for step in &sc.steps[leading..] {
             let is_setup = matches!(
                 step.kind,
                 StepKind::SetZone { .. }
                     | StepKind::SetGrid { .. }
                     | StepKind::SetTrack { .. }
                     | StepKind::SetVar { .. }
+                    | StepKind::SetProp { .. }
+                    | StepKind::SetDraws(_)
                     | StepKind::SetCurrent(_)
                     | StepKind::SetTurnOrder(_)
                     | StepKind::SetPhase(_)
@@ -235,6 +252,13 @@ fn exec(s: &mut Session<'_>, al: &[String], kind: &StepKind, dirty: &mut bool) -
             let owner = opt_seat(s, al, who)?;
             s.set_var(var, owner, value.clone()).map_err(setup_err)?;
             *dirty = true;
+        }
+        StepKind::SetProp { id, key, value } => {
+            s.set_prop(id, key, value.clone()).map_err(setup_err)?;
+            *dirty = true;
+        }
+        StepKind::SetDraws(draws) => {
+            s.fix_draws(draws);
         }
         StepKind::SetCurrent(who) => {
             let p = seat(s, al, who)?;
