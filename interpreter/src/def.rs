@@ -108,6 +108,22 @@ pub struct GameSection {
     pub score: Option<Ref>,
     /// Names shown for seats, in seat order (defaults to P1, P2, ...).
     pub seat_names: Option<Vec<String>>,
+    /// Rules the parameters must keep between them, e.g. `{ check = "tricks * players <=
+    /// suits * ranks", message = "not enough cards for the tricks" }`: integer arithmetic over
+    /// integer parameters and `players`, one comparison. A game whose parameters break one
+    /// does not load (or, when it depends on `players`, does not start with that many).
+    pub checks: Vec<CheckDef>,
+}
+
+/// One `[game] checks` entry.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckDef {
+    /// The rule: `A OP B` with `+ - * /`, parentheses, integers, integer parameter names and
+    /// `players`; OP one of `<= < >= > == !=`.
+    pub check: String,
+    /// What it means for a player, shown when it does not hold.
+    pub message: Option<String>,
 }
 
 /// `[variant]` in a variant overlay.

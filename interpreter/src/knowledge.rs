@@ -147,9 +147,10 @@ impl Knowledge {
                 && (zone(m.from).known
                     || sees_all(m.from_visible, zone(m.from).per_player, m.from.1 as usize, seat)
                     || (m.from_visible == Visibility::Top && m.from_top));
-            let seen_to = zone(m.to).known
-                || sees_all(m.to_visible, zone(m.to).per_player, m.to.1 as usize, seat)
-                || m.to_visible == Visibility::Top;
+            let seen_to = m.to != NOWHERE
+                && (zone(m.to).known
+                    || sees_all(m.to_visible, zone(m.to).per_player, m.to.1 as usize, seat)
+                    || m.to_visible == Visibility::Top);
             if seen_from || seen_to {
                 self.know(seat, m.card as usize, to);
             } else {

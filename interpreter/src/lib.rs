@@ -19,6 +19,7 @@ pub mod diag;
 pub mod diff;
 pub mod error;
 pub mod explain;
+pub mod expr;
 pub mod files;
 pub mod flow;
 pub mod game;

@@ -222,13 +222,23 @@ fn top_level_sets(body: &str) -> Vec<(&'static str, String)> {
     out
 }
 
+/// Whether a quoted string of `text` is an expression (`"suits * ranks"`, a `[game] checks`
+/// rule) that names `name` as a word.
+fn in_expression(text: &str, name: &str) -> bool {
+    text.split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|s| s.contains(['+', '-', '*', '/', '<', '>', '=', '(']))
+        .any(|s| s.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == name))
+}
+
 /// W0009 for every parameter that no declaration and no script reads.
 pub fn unread_params(game: &Game) -> Vec<Diagnostic> {
     let texts: Vec<(&Path, &str)> = game.sources.files().iter().map(|f| (f.path.as_path(), f.text.as_str())).collect();
     let mut out = Vec::new();
     for name in game.rules.params.keys() {
         let quoted = format!("\"{name}\"");
-        let read = texts.iter().any(|(_, t)| t.contains(&quoted));
+        let read = texts.iter().any(|(_, t)| t.contains(&quoted) || in_expression(t, name));
         if !read {
             out.push(
                 Diagnostic::warning("W0009", format!("param `{name}` is never read"))

@@ -462,9 +462,35 @@ pub struct ParamInfo {
     pub choices: Option<Vec<Value>>,
 }
 
+/// A `[game] checks` rule that depends on the number of seats.
+#[derive(Clone, Debug)]
+pub struct ParamCheck {
+    /// The rule as written.
+    pub check: String,
+    /// What it means for a player.
+    pub message: String,
+}
+
+impl ParamCheck {
+    /// Whether the rule holds with these parameters and `players` seats (an expression the
+    /// loader accepted always evaluates).
+    pub fn holds(&self, params: &indexmap::IndexMap<String, ParamInfo>, players: usize) -> bool {
+        crate::expr::int_expr(&self.check, &|n| {
+            if n == "players" {
+                Some(players as i64)
+            } else {
+                params.get(n).and_then(|p| p.value.as_int())
+            }
+        }) != Ok(0)
+    }
+}
+
 /// The static, checked description of a game.
 #[derive(Clone, Debug, Default)]
 pub struct Rules {
+    /// Rules between the parameters that depend on the number of seats (`[game] checks`
+    /// naming `players`): a game does not start with a count that breaks one.
+    pub player_checks: Vec<ParamCheck>,
     /// Short name.
     pub name: String,
     /// Title.

@@ -109,6 +109,13 @@ impl<'g> Session<'g> {
                 r.title, r.min_players, r.max_players
             )));
         }
+        if let Some(c) = r.player_checks.iter().find(|c| !c.holds(&r.params, players)) {
+            let say = if c.message.is_empty() { String::new() } else { format!(": {}", c.message) };
+            return Err(PlayError::Players(format!(
+                "{} cannot start with {players} players: the check `{}` does not hold{say}",
+                r.title, c.check
+            )));
+        }
         let mut work = Work::new(game.initial_state(players, seed)?, logging);
         work.state.forced_draws = draws.iter().rev().copied().collect();
         let mut knowledge = track.then(|| Box::new(Knowledge::new(r, &work.state)));

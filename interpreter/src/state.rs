@@ -603,6 +603,32 @@ impl State {
         self.location[idx as usize] = NOWHERE;
     }
 
+    /// Takes a component out of play: it leaves its zone and lies nowhere (a move brings it
+    /// back). The trace records the move, so seats that did not see it leave know only that
+    /// some component of that place went out of play.
+    pub fn remove(&mut self, rules: &Rules, idx: u32) {
+        let from = self.location[idx as usize];
+        if from == NOWHERE {
+            return;
+        }
+        let (z, o) = (from.0 as usize, from.1 as usize);
+        let from_top = self.zones[z][o].cards.last() == Some(&idx);
+        let from_visible = self.visibility(rules, z, o);
+        self.take(idx);
+        let from_left = self.zones[z][o].cards.len() as u32;
+        if let Some(t) = self.trace.as_mut() {
+            t.push(Moved {
+                card: idx,
+                from,
+                from_visible,
+                from_top,
+                from_left,
+                to: NOWHERE,
+                to_visible: Visibility::Hidden,
+            });
+        }
+    }
+
     /// Puts a component on top of a zone slot (taking it from where it was). A full zone
     /// either refuses or pushes its first component out, per the zone's declaration.
     pub fn put(&mut self, rules: &Rules, idx: u32, zone: usize, owner: usize) -> Result<(), String> {

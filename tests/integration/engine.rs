@@ -340,3 +340,29 @@ fn secret_dice_are_seen_by_their_owner_only_and_sampled_anew_for_the_others() {
     }
     assert!(seen.len() > 10, "P2's dice are drawn anew in each sample: {seen:?}");
 }
+
+#[test]
+fn a_deck_from_parameters_a_check_between_them_and_a_card_out_of_play() {
+    let game = load("tests/fixtures/deck-checks", &[], &[("suits", "3"), ("ranks", "4")]);
+    assert_eq!(game.rules.components.len(), 1);
+    let mut s = game.start(2, 1).unwrap();
+    assert_eq!(s.state().components.list.len(), 12, "suits * ranks cards");
+    // Five tricks each for two players: 10 of 12 cards. Three players would need 15.
+    let refused = game.start(3, 1).err().expect("three players need 15 cards").to_string();
+    assert!(refused.contains("cannot start with 3 players") && refused.contains("not enough cards"), "{refused}");
+    // A discarded card leaves play: in no zone, in no view.
+    let card = s.options(0)[0].id.clone();
+    s.apply(0, &card).unwrap();
+    let idx = s.state().component_index(&card).unwrap();
+    assert_eq!(s.state().location[idx as usize], rulebook::state::NOWHERE);
+    assert!(!serde_json::to_string(&s.view(0)).unwrap().contains(&format!("\"{card}\"")));
+    let broken = rulebook::load_game(
+        &crate::rel("tests/fixtures/deck-checks"),
+        &rulebook::LoadOptions {
+            variants: vec![],
+            options: vec![("tricks".into(), "7".into()), ("suits".into(), "1".into())],
+        },
+    );
+    assert!(broken.game.is_none());
+    assert!(broken.diagnostics.iter().any(|d| d.code == "E0319"), "{:?}", broken.diagnostics);
+}

@@ -116,6 +116,19 @@ pub(super) fn register(engine: &mut Engine) {
     );
     reg!(
         engine,
+        "remove",
+        "Takes a component out of play: it leaves its zone and lies nowhere (`zone_of` gives `()`, views no longer show it) until `move` brings it back. Seats that did not see it leave learn only that a component left that place.",
+        &["game: Game", "component: Dynamic", "()"],
+        |h: &mut GameHandle, card: Dynamic| {
+            h.with(|r, w| {
+                let idx = card_arg(&w.state, &card)?;
+                w.state.remove(r, idx);
+                Ok(())
+            })
+        }
+    );
+    reg!(
+        engine,
         "zone_of",
         "Where a component is: `#{zone, owner}` (owner `()` for a global zone), or `()` if out of play.",
         &["game: Game", "component: Dynamic", "Dynamic"],

@@ -71,7 +71,9 @@ impl Loader {
     fn faces(&mut self, r: &Rules, name: &str, f: &toml::Value) -> Option<Vec<Value>> {
         let bound = |v: Option<&toml::Value>| match v {
             Some(toml::Value::Integer(i)) => Some(*i),
-            Some(toml::Value::String(p)) => r.params.get(p).and_then(|p| p.value.as_int()),
+            Some(toml::Value::String(p)) => {
+                crate::expr::int_expr(p, &|n| r.params.get(n).and_then(|i| i.value.as_int())).ok()
+            }
             _ => None,
         };
         let faces: Option<Vec<Value>> = match f {
@@ -138,6 +140,15 @@ impl Loader {
         let int_spec = |l: &mut Loader, key: &str, v: &toml::Value| -> Option<IntSpec> {
             match v {
                 toml::Value::Integer(i) => Some(IntSpec::Int(*i)),
+                toml::Value::String(p) if p.contains(['+', '-', '*', '/', '(']) => {
+                    match crate::expr::int_expr(p, &|n| r.params.get(n).and_then(|i| i.value.as_int())) {
+                        Ok(v) => Some(IntSpec::Int(v)),
+                        Err(e) => {
+                            l.error_at("E0305", format!("{what}: `{key}`: {e}"), l.key("components", type_name));
+                            None
+                        }
+                    }
+                }
                 toml::Value::String(p) if r.params.get(p).is_some_and(|p| p.value.as_int().is_some()) => {
                     Some(IntSpec::Param(p.clone()))
                 }

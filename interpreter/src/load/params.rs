@@ -112,8 +112,77 @@ pub(super) fn int_or_param(r: &Rules, v: &toml::Value) -> Result<IntSpec, String
         toml::Value::String(p) => match r.params.get(p) {
             Some(info) if info.value.as_int().is_some() => Ok(IntSpec::Param(p.clone())),
             Some(_) => Err(format!("names parameter `{p}`, which is not an integer")),
+            // Arithmetic over parameters, fixed once they are: `suits * ranks`.
+            None if p.contains(['+', '-', '*', '/', '(']) => {
+                crate::expr::int_expr(p, &|n| r.params.get(n).and_then(|i| i.value.as_int())).map(IntSpec::Int)
+            }
             None => Err(format!("names `{p}`, which is not a declared parameter")),
         },
         other => Err(format!("must be an integer or the name of an integer parameter, not `{other}`")),
+    }
+}
+
+impl Loader {
+    /// Checks `[game] checks` against the parameters in force: a rule that does not name
+    /// `players` must hold now (`E0319`); one that does must hold for some player count the
+    /// game allows, and the counts it fails are refused when a game starts.
+    pub(super) fn checks(&mut self, r: &mut Rules, f: &GameFile) {
+        for c in &f.game.checks {
+            let names_players = crate::expr::int_expr(&c.check, &|n| {
+                if n == "players" {
+                    None
+                } else {
+                    r.params.get(n).and_then(|p| p.value.as_int())
+                }
+            })
+            .is_err_and(|e| e.contains("`players`"));
+            let message = c.message.clone().unwrap_or_default();
+            let values = |r: &Rules| -> String {
+                let used: Vec<String> = r
+                    .params
+                    .iter()
+                    .filter(|(k, _)| c.check.contains(k.as_str()))
+                    .map(|(k, p)| format!("{k} = {}", p.value))
+                    .collect();
+                used.join(", ")
+            };
+            let at_players = |n: usize| {
+                crate::expr::int_expr(&c.check, &|name| {
+                    if name == "players" {
+                        Some(n as i64)
+                    } else {
+                        r.params.get(name).and_then(|p| p.value.as_int())
+                    }
+                })
+            };
+            let results: Vec<(usize, Result<i64, String>)> =
+                (r.min_players.max(1)..=r.max_players.max(r.min_players.max(1))).map(|n| (n, at_players(n))).collect();
+            let location = self.key("game", "checks");
+            if let Some((_, Err(e))) = results.iter().find(|(_, v)| v.is_err()) {
+                self.error_at("E0319", format!("`[game] checks`: {e}"), location);
+                continue;
+            }
+            let broken: Vec<usize> = results.iter().filter(|(_, v)| *v == Ok(0)).map(|(n, _)| *n).collect();
+            let say = if message.is_empty() { String::new() } else { format!(": {message}") };
+            if !names_players && !broken.is_empty() {
+                self.error_at(
+                    "E0319",
+                    format!("the parameters break the check `{}`{say} ({})", c.check, values(r)),
+                    location,
+                );
+            } else if names_players && broken.len() == results.len() {
+                self.error_at(
+                    "E0319",
+                    format!(
+                        "the check `{}` fails for every player count the game allows{say} ({})",
+                        c.check,
+                        values(r)
+                    ),
+                    location,
+                );
+            } else if names_players {
+                r.player_checks.push(crate::rules::ParamCheck { check: c.check.clone(), message });
+            }
+        }
     }
 }

@@ -95,6 +95,7 @@ impl Loader {
         }
         let fns = ScriptFns(scripts.map(Scripts::function_arities));
         self.params(&mut r, &f, options);
+        self.checks(&mut r, &f);
         index(&mut r, &f);
         self.zones(&mut r, &f);
         self.components(&mut r, &f);
