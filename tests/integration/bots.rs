@@ -34,6 +34,7 @@ fn every_bot_plays_every_bundled_game_through() {
         ("games/adel-verplicht", 3),
         ("games/mille-grazie", 2),
         ("games/club-degli-spendaccioni", 2),
+        ("games/liars-dice", 2),
     ] {
         let game = crate::load(path, &[], &[]);
         for spec in ["mcts:iterations=8,depth=6", "greedy:samples=1"] {
@@ -139,5 +140,51 @@ fn samples_keep_cards_seen_going_into_a_hand_in_that_hand() {
         for owner in 0..3 {
             assert_eq!(ids(sample.state(), owner), ids(s.state(), owner), "hands are public knowledge by elimination");
         }
+    }
+}
+
+#[test]
+fn search_bots_at_liars_dice_see_their_own_dice_only() {
+    // The same position but for the faces under P2's cup: P1's search bots choose the same
+    // bid, since they draw P2's dice anew in every sample; samples keep P1's own dice.
+    let game = crate::load("games/liars-dice", &[], &[("numdice", "2")]);
+    for seed in 0..4 {
+        let choices: Vec<Vec<usize>> = [[1, 1], [6, 6]]
+            .iter()
+            .map(|faces| {
+                let mut s = rulebook::Session::new_tracked(&game, 2, seed, false).unwrap();
+                s.set_prop("p1-die-1", "face", rulebook::Value::Int(3)).unwrap();
+                s.set_prop("p1-die-2", "face", rulebook::Value::Int(6)).unwrap();
+                for (n, f) in faces.iter().enumerate() {
+                    s.set_prop(&format!("p2-die-{}", n + 1), "face", rulebook::Value::Int(*f)).unwrap();
+                }
+                let obs = rulebook::bot::SeatObservation::new(&s, 0);
+                let mut theirs = std::collections::BTreeSet::new();
+                for k in 0..20 {
+                    let sample = rulebook::bot::Observation::sample(&obs, k).unwrap();
+                    let st = sample.state();
+                    let cup = game.rules.zone("cup").unwrap();
+                    let faces = |owner: usize| -> Vec<String> {
+                        st.zones[cup][owner]
+                            .cards
+                            .iter()
+                            .map(|c| st.components.list[*c as usize].props["face"].to_string())
+                            .collect()
+                    };
+                    assert_eq!(faces(0), ["3", "6"], "P1 knows its own dice");
+                    theirs.insert(faces(1));
+                }
+                assert!(theirs.len() > 5, "P2's dice are drawn anew in each sample: {theirs:?}");
+                ["mcts:iterations=200", "greedy"]
+                    .iter()
+                    .map(|spec| {
+                        let t = table(&[&format!("P1={spec}"), "random"]);
+                        let mut bot = rulebook::bot::make_bot(t.spec(0), &game, seed, 0).unwrap();
+                        bot.choose(&obs).unwrap()
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(choices[0], choices[1], "seed {seed}: the bots' bids depend on P2's hidden dice");
     }
 }
