@@ -564,12 +564,19 @@ impl State {
         let shown: Vec<String> = faces.iter().map(Value::to_string).collect();
         let text = format!("rolled {place}: {}", shown.join(" "));
         let redacted = format!("rolled {place}: {} {}", faces.len(), if faces.len() == 1 { "die" } else { "dice" });
-        let event = match self.visibility(rules, zone, owner) {
+        Ok((faces, self.slot_event(rules, zone, owner, text, redacted)))
+    }
+
+    /// A chance line about one zone slot: `text` for the seats that see the slot whole,
+    /// `redacted` for the others (the omniscient log keeps `text`).
+    pub fn slot_event(&self, rules: &Rules, zone: usize, owner: usize, text: String, redacted: String) -> Event {
+        match self.visibility(rules, zone, owner) {
             Visibility::Public => Event::public(EventKind::Chance, text),
-            Visibility::Owner if z.per_player => Event::private(EventKind::Chance, vec![owner], text, Some(redacted)),
+            Visibility::Owner if rules.zones[zone].per_player => {
+                Event::private(EventKind::Chance, vec![owner], text, Some(redacted))
+            }
             _ => Event::private(EventKind::Chance, Vec::new(), text, Some(redacted)),
-        };
-        Ok((faces, event))
+        }
     }
 
     /// Component index by id.

@@ -125,17 +125,8 @@ pub(super) fn register(engine: &mut Engine) {
                 let c = &w.state.components.list[idx as usize];
                 let text = format!("rolled {}: {face}", c.id);
                 let redacted = format!("rolled {}", c.id);
-                let (zone, owner) = (zone as usize, owner as usize);
-                let z = &r.zones[zone];
-                let audience = match w.state.visibility(r, zone, owner) {
-                    crate::def::Visibility::Public => None,
-                    crate::def::Visibility::Owner if z.per_player => Some(vec![owner]),
-                    _ => Some(Vec::new()),
-                };
-                event(w, || match audience {
-                    None => Event::public(EventKind::Chance, text),
-                    Some(to) => Event::private(EventKind::Chance, to, text, Some(redacted)),
-                });
+                let line = w.state.slot_event(r, zone as usize, owner as usize, text, redacted);
+                event(w, || line);
                 Ok(face.to_dynamic())
             })
         }
