@@ -32,6 +32,8 @@ import time
 
 import pyspiel
 
+from fixture import write_fixture
+
 GENERATOR = "tests/oracle/goofspiel_oracle.py"
 
 # (players, num_cards, number of games)
@@ -196,24 +198,6 @@ def tie_stats(trajectories):
             elif len(set(turn)) < len(turn):
                 stats["lower_tie_unique_max"] += 1
     return stats
-
-
-def write_fixture(path, doc):
-    # One trajectory per line: valid JSON, small diffs.
-    head = {k: v for k, v in doc.items() if k != "trajectories"}
-    lines = ["{"]
-    for k, v in head.items():
-        lines.append(f"  {json.dumps(k)}: {json.dumps(v)},")
-    lines.append('  "trajectories": [')
-    trs = doc["trajectories"]
-    for i, tr in enumerate(trs):
-        lines.append("    " + json.dumps(tr) + ("," if i + 1 < len(trs) else ""))
-    lines.append("  ]")
-    lines.append("}")
-    text = "\n".join(lines) + "\n"
-    assert json.loads(text) == json.loads(json.dumps(doc))
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def generate(out):

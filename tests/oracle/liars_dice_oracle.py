@@ -26,6 +26,8 @@ import sys
 
 import pyspiel
 
+from fixture import write_fixture
+
 GENERATOR = "tests/oracle/liars_dice_oracle.py"
 
 # (numdice, dice_sides, bidding_rule, number of games); always 2 players (OpenSpiel's only count).
@@ -163,24 +165,6 @@ def play_one(numdice, dice_sides, bidding_rule, seed):
         "wild_decided": (matches >= standing[0]) != (plain >= standing[0]),
         "bid_on_wild_face": standing[1] == dice_sides,
     }
-
-
-def write_fixture(path, doc):
-    # One trajectory per line: valid JSON, small diffs.
-    head = {k: v for k, v in doc.items() if k != "trajectories"}
-    lines = ["{"]
-    for k, v in head.items():
-        lines.append(f"  {json.dumps(k)}: {json.dumps(v)},")
-    lines.append('  "trajectories": [')
-    trs = doc["trajectories"]
-    for i, tr in enumerate(trs):
-        lines.append("    " + json.dumps(tr) + ("," if i + 1 < len(trs) else ""))
-    lines.append("  ]")
-    lines.append("}")
-    text = "\n".join(lines) + "\n"
-    assert json.loads(text) == json.loads(json.dumps(doc))
-    with open(path, "w") as f:
-        f.write(text)
 
 
 def generate(out):
