@@ -38,6 +38,8 @@ pub struct GameFile {
     pub grids: IndexMap<String, GridDef>,
     /// Decisions players make.
     pub decisions: IndexMap<String, DecisionDef>,
+    /// Tricks of trick-taking games, played by `{ trick = "NAME" }` steps.
+    pub tricks: IndexMap<String, TrickDef>,
     /// Named sequences of steps.
     pub phases: IndexMap<String, PhaseDef>,
     /// Where play starts and how it ends.
@@ -536,6 +538,68 @@ pub struct ContestDef {
     pub winner_var: Option<Ref>,
 }
 
+/// `[tricks.NAME]`: one trick of a trick-taking game, played by a `{ trick = "NAME" }` step.
+/// The engine asks every seat in turn order from the leader, lays each card on the table,
+/// sets the suit led, finds the winner, hands the trick over and names the next leader.
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrickDef {
+    /// What it is.
+    pub description: Option<String>,
+    /// The decisions (each with `from`) the seats answer, in rounds: every seat from the
+    /// leader answers the first, then every seat the second, and so on (default: one round).
+    #[schemars(with = "Vec<String>")]
+    pub plays: Vec<Ref>,
+    /// A per-player zone: each card played lies in its player's slot until the trick is won.
+    #[schemars(with = "Option<String>")]
+    pub table: Option<Ref>,
+    /// A global var holding the seat that leads (a seat number). The engine sets it to the
+    /// next leader when the trick is over.
+    #[schemars(with = "Option<String>")]
+    pub leader: Option<Ref>,
+    /// The property naming a card's suit: what is led, followed and trumped.
+    pub suit: Option<String>,
+    /// A global var the engine sets to the suit of the first card played, and back to its
+    /// default when the trick is over (a play decision's `follow = { var = ... }` reads it).
+    #[schemars(with = "Option<String>")]
+    pub led: Option<Ref>,
+    /// The integer property that ranks cards of one suit.
+    pub rank: Option<String>,
+    /// Which rank wins: `"highest"` (default) or `"lowest"`.
+    pub best: Best,
+    /// A global var holding the trump suit: a card of that suit beats every card of another.
+    /// A value no card has (e.g. `"none"`) means no trumps.
+    #[schemars(with = "Option<String>")]
+    pub trump: Option<Ref>,
+    /// Script `fn(game, plays) -> index`: the game's own rule for which play wins, instead of
+    /// `suit`/`rank`/`trump`. `plays[i]` is `#{ player, card }`, in the order played.
+    #[schemars(with = "Option<String>")]
+    pub winner: Option<Ref>,
+    /// Script `fn(game, trick)` run once the winner is known, before the table is cleared:
+    /// `trick` is `#{ winner, index, card, plays, led }`.
+    #[schemars(with = "Option<String>")]
+    pub then: Option<Ref>,
+    /// A per-player zone: the winner takes every card still on the table into its slot.
+    #[schemars(with = "Option<String>")]
+    pub won: Option<Ref>,
+    /// Who leads the next trick: `"winner"` (default), `"leader"` (the same seat again) or
+    /// `"next"` (the seat after the leader in turn order).
+    pub next_leader: NextLeader,
+}
+
+/// Who leads the next trick.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NextLeader {
+    /// The trick's winner.
+    #[default]
+    Winner,
+    /// The same seat that led this trick.
+    Leader,
+    /// The seat after this trick's leader in turn order.
+    Next,
+}
+
 /// `[phases.NAME]`: an ordered list of steps, possibly repeated.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -557,8 +621,8 @@ pub struct PhaseDef {
     pub description: Option<String>,
 }
 
-/// One step of a phase. Exactly one of `run`, `ask`, `commit`, `phase`, `move`, `shuffle`
-/// must be set.
+/// One step of a phase. Exactly one of `run`, `ask`, `commit`, `phase`, `move`, `shuffle`,
+/// `roll`, `trick` must be set.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct StepDef {
@@ -584,6 +648,9 @@ pub struct StepDef {
     /// everyone's cup at once) without a script.
     #[schemars(with = "Option<String>")]
     pub roll: Option<Ref>,
+    /// Play one trick (`[tricks.NAME]`).
+    #[schemars(with = "Option<String>")]
+    pub trick: Option<Ref>,
     /// Who is asked (`ask`): `"current"` (default) or a script `fn(game) -> player`.
     #[schemars(with = "Option<String>")]
     pub player: Option<Ref>,

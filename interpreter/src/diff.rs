@@ -95,7 +95,8 @@ pub fn diff(base: &Game, changed: &Game) -> GameDiff {
 }
 
 /// The order of the sections of a game file, for sorting changes.
-const SECTIONS: &[&str] = &["game", "param", "component", "zone", "track", "var", "table", "decision", "phase", "flow"];
+const SECTIONS: &[&str] =
+    &["game", "param", "component", "zone", "track", "var", "table", "decision", "trick", "phase", "flow"];
 
 fn section_rank(what: &str) -> usize {
     let first = what.split(' ').next().unwrap_or_default();
@@ -160,6 +161,10 @@ fn declarations(game: &Game) -> IndexMap<String, String> {
     for dec in &r.decisions {
         d.insert(format!("decision `{}`", dec.name), decision_text(r, dec));
     }
+    for t in &r.tricks {
+        let lines: Vec<String> = crate::explain::trick_lines(r, t).iter().map(|l| lowercase_first(l)).collect();
+        d.insert(format!("trick `{}`", t.name), lines.join("; "));
+    }
     for p in &r.phases {
         let repeat = match &p.repeat {
             Repeat::Once => "once".to_string(),
@@ -182,6 +187,12 @@ fn declarations(game: &Game) -> IndexMap<String, String> {
         r.score.map(|t| format!("track `{}`", r.tracks[t].name)).unwrap_or_else(|| "none".into()),
     );
     d
+}
+
+/// `Winner: ...` -> `winner: ...`, for a sentence joined into one line.
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or(String::new(), |c| c.to_lowercase().chain(chars).collect())
 }
 
 fn decision_text(r: &Rules, d: &crate::rules::DecisionInfo) -> String {

@@ -3,8 +3,10 @@
 //! variables, decisions, the flow of phases and steps, the end), as Markdown, so that a group
 //! can check what it is about to play after choosing variants and options.
 
-use crate::def::{Best, Ties, Visibility};
-use crate::rules::{FnRef, IntSpec, OptionSource, PhaseInfo, PlayerSel, PlayersSel, Repeat, Rules, StepInfo, StepKind};
+use crate::def::{Best, NextLeader, Ties, Visibility};
+use crate::rules::{
+    FnRef, IntSpec, OptionSource, PhaseInfo, PlayerSel, PlayersSel, Repeat, Rules, StepInfo, StepKind, TrickInfo,
+};
 use crate::Game;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -27,6 +29,7 @@ pub fn markdown(game: &Game) -> String {
     vars(&mut out, r);
     data(&mut out, r);
     decisions(&mut out, r);
+    tricks(&mut out, r);
     flow(&mut out, r);
     ending(&mut out, r);
     other_variants(&mut out, r);
@@ -400,6 +403,62 @@ fn decisions(out: &mut String, r: &Rules) {
     }
 }
 
+fn tricks(out: &mut String, r: &Rules) {
+    if r.tricks.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Tricks\n");
+    for t in &r.tricks {
+        let _ = writeln!(out, "### Trick `{}`\n", t.name);
+        if !t.description.is_empty() {
+            let _ = writeln!(out, "{}\n", t.description);
+        }
+        for line in trick_lines(r, t) {
+            let _ = writeln!(out, "- {line}");
+        }
+        out.push('\n');
+    }
+}
+
+/// A trick's rules in words, one line each (`explain` lists them, `diff` joins them).
+pub(crate) fn trick_lines(r: &Rules, t: &TrickInfo) -> Vec<String> {
+    let plays: Vec<String> = t.plays.iter().map(|d| format!("`{}`", r.decisions[*d].name)).collect();
+    let mut lines = vec![format!(
+        "Play: every player in turn order from the leader (var `{}`) answers {}, one round each; the cards lie in `{}`",
+        r.vars[t.leader].name,
+        plays.join(", then "),
+        r.zones[t.table].name
+    )];
+    if let (Some(led), Some(suit)) = (t.led, &t.suit) {
+        lines.push(format!("The first card's `{suit}` is the suit led (var `{}`)", r.vars[led].name));
+    }
+    let winner = match (&t.winner, &t.suit, &t.rank) {
+        (Some(f), _, _) => format!("the play {} picks", function(f)),
+        (None, Some(suit), Some(rank)) => {
+            let best = if t.best == Best::Highest { "highest" } else { "lowest" };
+            let trump = t.trump.map_or(String::new(), |v| {
+                format!(" (a card whose `{suit}` is var `{}`, the trumps, beats the suit led)", r.vars[v].name)
+            });
+            format!("the {best} `{rank}` of the suit led{trump}; the first played wins a tie")
+        }
+        _ => "not declared".to_string(),
+    };
+    lines.push(format!("Winner: {winner}"));
+    if let Some(f) = &t.then {
+        lines.push(format!("Then: {}", function(f)));
+    }
+    if let Some(won) = t.won {
+        lines.push(format!("The winner takes the cards left on the table into `{}`", r.zones[won].name));
+    }
+    let next = match t.next_leader {
+        NextLeader::Winner => "the winner",
+        NextLeader::Leader => "the same player",
+        NextLeader::Next => "the next player after this trick's leader",
+    };
+    lines.push(format!("Leads the next trick: {next}"));
+    lines
+}
+
 /// One step of a phase in words.
 pub(crate) fn step_text(r: &Rules, s: &StepInfo) -> String {
     let mut text = match &s.kind {
@@ -421,6 +480,7 @@ pub(crate) fn step_text(r: &Rules, s: &StepInfo) -> String {
         StepKind::Phase(p) => format!("play phase `{}`", r.phases[*p].name),
         StepKind::Shuffle(z) => format!("shuffle `{}`", r.zones[*z].name),
         StepKind::Roll(z) => format!("roll the dice in `{}`", r.zones[*z].name),
+        StepKind::Trick(t) => format!("play a trick: `{}`", r.tricks[*t].name),
         StepKind::Move { from, to, count, deal } => {
             let (from, to) = (&r.zones[*from].name, &r.zones[*to].name);
             if *deal {

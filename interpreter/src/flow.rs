@@ -34,7 +34,7 @@ impl Game {
 
     /// A script returned something the engine cannot use: an error located at the script
     /// function's definition (its `fn` line), as a script's own failure is.
-    fn returned(&self, function: &str, message: String) -> PlayError {
+    pub(crate) fn returned(&self, function: &str, message: String) -> PlayError {
         PlayError::Script(crate::script::ScriptError {
             function: function.to_string(),
             message,
@@ -70,6 +70,7 @@ impl Game {
                 Frame::Phase { phase, step, pos, pass, begun } => {
                     self.phase_step(work, phase, step, pos, pass, begun)?
                 }
+                Frame::Trick { trick, leader, asked, plays } => self.trick_step(work, trick, leader, asked, plays)?,
             }
         }
     }
@@ -159,6 +160,7 @@ impl Game {
                 work.state.stack.push(Frame::Phase { phase: *p, step: 0, pos: 0, pass: 0, begun: false })
             }
             StepKind::Move { from, to, count, deal } => self.move_step(work, *from, *to, *count, *deal)?,
+            StepKind::Trick(t) => self.start_trick(work, *t)?,
             StepKind::Roll(z) => {
                 for owner in 0..work.state.zones[*z].len() {
                     let (_, line) = work.state.roll_slot(&self.rules, *z, owner).map_err(PlayError::Rule)?;
@@ -614,6 +616,9 @@ impl Game {
                 } else {
                     Event::public(EventKind::Decision, format!("{who} chose {label} ({})", d.name))
                 });
+            }
+            if let Choice::Component(card) = c {
+                self.trick_played(work, pending.decision, p, *card)?;
             }
             if let Some(f) = &d.then {
                 let v = self.choice_value(&work.state, pending.decision, c);

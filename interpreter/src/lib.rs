@@ -40,6 +40,7 @@ pub mod session;
 pub mod sim;
 pub mod state;
 pub mod subset;
+pub mod trick;
 pub mod tune;
 pub mod value;
 pub mod view;

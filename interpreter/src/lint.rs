@@ -35,6 +35,10 @@ fn zones_used_by_declarations(r: &Rules) -> HashSet<usize> {
             used.extend([c.played_to, c.stake, c.stake_to, c.unclaimed_to].into_iter().flatten());
         }
     }
+    for t in &r.tricks {
+        used.insert(t.table);
+        used.extend(t.won);
+    }
     for p in &r.phases {
         for s in &p.steps {
             match s.kind {
@@ -65,6 +69,9 @@ fn functions_named_by_declarations(r: &Rules) -> HashSet<String> {
         f.extend(d.subset.iter().filter_map(|s| s.valid.as_ref()));
     }
     f.extend(r.vars.iter().filter_map(|v| v.derived.as_ref()));
+    for t in &r.tricks {
+        f.extend([&t.winner, &t.then].into_iter().flatten());
+    }
     for p in &r.phases {
         if let Repeat::While(w) = &p.repeat {
             f.push(w);
@@ -138,7 +145,11 @@ pub fn lint(game: &Game) -> Vec<Diagnostic> {
     }
     for v in &r.vars {
         // A derived var is computed for views: it exists to be shown.
+        let in_trick = |t: &crate::rules::TrickInfo| {
+            [Some(t.leader), t.led, t.trump].into_iter().flatten().any(|x| r.vars[x].name == v.name)
+        };
         let declared = v.derived.is_some()
+            || r.tricks.iter().any(in_trick)
             || r.decisions
                 .iter()
                 .any(|d| d.contest.as_ref().and_then(|c| c.winner_var).is_some_and(|x| r.vars[x].name == v.name));

@@ -286,6 +286,39 @@ pub struct Contest {
     pub winner_var: Option<usize>,
 }
 
+/// A resolved `[tricks.NAME]`.
+#[derive(Clone, Debug)]
+pub struct TrickInfo {
+    /// Name.
+    pub name: String,
+    /// The decisions answered, one round of every seat each.
+    pub plays: Vec<usize>,
+    /// The per-player zone where played cards lie.
+    pub table: usize,
+    /// The global var holding the leading seat.
+    pub leader: usize,
+    /// The property naming a card's suit.
+    pub suit: Option<String>,
+    /// The global var set to the suit led.
+    pub led: Option<usize>,
+    /// The integer property ranking cards.
+    pub rank: Option<String>,
+    /// Which rank wins.
+    pub best: crate::def::Best,
+    /// The global var holding the trump suit.
+    pub trump: Option<usize>,
+    /// The game's own winner rule.
+    pub winner: Option<FnRef>,
+    /// Run once the winner is known.
+    pub then: Option<FnRef>,
+    /// The winner's per-player zone for the cards left on the table.
+    pub won: Option<usize>,
+    /// Who leads next.
+    pub next_leader: crate::def::NextLeader,
+    /// What it is, in the author's words.
+    pub description: String,
+}
+
 /// Who is asked in an `ask` step.
 #[derive(Clone, Debug)]
 pub enum PlayerSel {
@@ -319,6 +352,8 @@ pub enum StepKind {
     Shuffle(usize),
     /// Roll every die in a zone (every player's slot of a per-player zone).
     Roll(usize),
+    /// Play one trick.
+    Trick(usize),
     /// Move components.
     Move {
         /// Source zone.
@@ -531,6 +566,8 @@ pub struct Rules {
     pub decisions: Vec<DecisionInfo>,
     /// Phases.
     pub phases: Vec<PhaseInfo>,
+    /// Tricks, by index.
+    pub tricks: Vec<TrickInfo>,
     /// Setup script.
     pub setup: Option<FnRef>,
     /// Starting phase.

@@ -191,6 +191,17 @@ pub enum Frame {
         /// Context.
         ctx: Value,
     },
+    /// A trick under way.
+    Trick {
+        /// Trick index (`Rules::tricks`).
+        trick: usize,
+        /// The seat that led it.
+        leader: usize,
+        /// Plays asked so far.
+        asked: usize,
+        /// The cards played so far, `(seat, component)`, in the order played.
+        plays: Vec<(usize, u32)>,
+    },
 }
 
 /// Components a rule has shown to the whole table (a set of cards turned over, a hand laid

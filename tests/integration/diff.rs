@@ -71,8 +71,11 @@ fn the_command_prints_text_or_json() {
     assert!(out.status.success());
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let functions = json["functions"].as_array().unwrap();
-    let ask = functions.iter().find(|f| f["name"] == "ask_play").expect("ask_play is replaced");
-    assert!(ask["unified"].as_str().unwrap().contains("+    game.ask(if who < 0"), "{ask}");
+    let cards_of = functions.iter().find(|f| f["name"] == "cards_of").expect("cards_of is replaced");
+    assert!(
+        cards_of["unified"].as_str().unwrap().contains("+    if who < 0 { game.cards(\"lopaka_\" + zone)"),
+        "{cards_of}"
+    );
     let out = run(&["diff", "adel-verpflichtet", "--against", "adel-verplicht"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.contains("changed game players\n    - 2–5\n    + 3–6"), "{text}");

@@ -366,3 +366,25 @@ fn a_deck_from_parameters_a_check_between_them_and_a_card_out_of_play() {
     assert!(broken.game.is_none());
     assert!(broken.diagnostics.iter().any(|d| d.code == "E0319"), "{:?}", broken.diagnostics);
 }
+
+#[test]
+fn a_declared_trick_refuses_a_leader_that_is_not_a_seat_and_leaves_the_game_as_it_was() {
+    let game = load("tests/fixtures/tricks", &[], &[]);
+    let mut s = game.start(3, 1).unwrap();
+    s.set_var("leader", None, rulebook::Value::Int(7)).unwrap();
+    let err = s.goto_phase("tricks").unwrap_err().to_string();
+    assert!(err.contains("trick `trick`: var `leader` must hold the number of the seat that leads (0..2)"), "{err}");
+    // Lowest wins, the same seat leads again, and the trick is collected into `taken`.
+    let lowest = load("tests/fixtures/tricks", &["lowest"], &[]);
+    let mut s = lowest.start(3, 1).unwrap();
+    s.goto_phase("tricks").unwrap();
+    for _ in 0..3 {
+        let p = s.view(0).pending.as_ref().map(|p| p.waiting_for[0]).unwrap();
+        let first = s.view(p).pending.unwrap().options[0].id.clone();
+        s.apply(p, &first).unwrap();
+    }
+    let v = s.view(0);
+    let leader = v.vars.iter().find(|x| x.name == "leader").unwrap();
+    assert_eq!(leader.value.to_string(), "0", "`next_leader = \"leader\"`: P1 leads again");
+    assert_eq!(s.log_for(None).iter().filter(|l| l.contains("wins the trick with")).count(), 1);
+}

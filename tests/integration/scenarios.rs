@@ -27,7 +27,11 @@ fn bundled_scenarios_pass() {
 #[test]
 fn fixture_scenarios_pass() {
     let mut runner = Runner::new(crate::rel("games"));
-    for case in ["tests/fixtures/graph-walk/walk.scenario", "tests/fixtures/secret-dice/scenarios/rules.scenario"] {
+    for case in [
+        "tests/fixtures/graph-walk/walk.scenario",
+        "tests/fixtures/secret-dice/scenarios/rules.scenario",
+        "tests/fixtures/tricks/scenarios/rules.scenario",
+    ] {
         let path = crate::rel(case);
         let file = parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap_or_else(|e| panic!("{e}"));
         for r in runner.run_file(&file) {

@@ -20,6 +20,7 @@
 //! - `values`: tracks, vars and data tables;
 //! - `boards`: graphs and grids;
 //! - `decisions`: decisions: their options, subsets, follow rules and contests;
+//! - `tricks`: the declared tricks of trick-taking games;
 //! - `phases`: phases and their steps, and the `[flow]` entry points (setup, start, winners,
 //!   score).
 
@@ -32,6 +33,7 @@ mod params;
 mod phases;
 mod read;
 mod resolve;
+mod tricks;
 mod values;
 
 use crate::def::GameFile;

@@ -1,10 +1,10 @@
-//! Phases and their steps (run, ask, commit, phase, move, shuffle, roll; conditions and repeats),
+//! Phases and their steps (run, ask, commit, phase, move, shuffle, roll, trick; conditions and repeats),
 //! and the `[flow]` entry points: setup, the start phase, winners and the score track.
 
 use super::resolve::{zone_ref, ScriptFns};
 use super::Loader;
 use crate::def::{GameFile, Ref};
-use crate::rules::{PhaseInfo, PlayerSel, PlayersSel, Repeat, Rules, StepInfo, StepKind, MAX_REPEAT};
+use crate::rules::{unknown, PhaseInfo, PlayerSel, PlayersSel, Repeat, Rules, StepInfo, StepKind, MAX_REPEAT};
 
 impl Loader {
     /// Checks `[phases]`.
@@ -20,12 +20,13 @@ impl Loader {
                     s.move_.is_some(),
                     s.shuffle.is_some(),
                     s.roll.is_some(),
+                    s.trick.is_some(),
                 ];
                 if set.iter().filter(|b| **b).count() != 1 {
                     self.error_at(
                         "E0330",
                         format!(
-                            "phase `{name}`: each step needs exactly one of run, ask, commit, phase, move, shuffle, roll"
+                            "phase `{name}`: each step needs exactly one of run, ask, commit, phase, move, shuffle, roll, trick"
                         ),
                         self.key("phases", name),
                     );
@@ -57,6 +58,17 @@ impl Loader {
                     StepKind::Shuffle(zone_ref(self, r, z))
                 } else if let Some(z) = &s.roll {
                     StepKind::Roll(zone_ref(self, r, z))
+                } else if let Some(t) = &s.trick {
+                    let name = t.get_ref();
+                    match r.tricks.iter().position(|x| x.name == *name) {
+                        Some(i) => StepKind::Trick(i),
+                        // A declared trick that did not check is reported already.
+                        None if f.tricks.contains_key(name) => StepKind::Trick(0),
+                        None => {
+                            self.error("E0310", unknown("trick", name, f.tricks.keys()), Some(t.span()));
+                            StepKind::Trick(0)
+                        }
+                    }
                 } else if let Some(ph) = &s.phase {
                     StepKind::Phase(r.phase(ph.get_ref()).unwrap_or_else(|m| {
                         self.error("E0310", m, Some(ph.span()));

@@ -1,6 +1,6 @@
 //! The merged game file becomes `Rules`: the game's name and player counts, the name index of
 //! every declared thing, then each part checked in file order (parameters, zones and
-//! components, tracks and vars, tables, graphs and grids, decisions, phases and the flow).
+//! components, tracks and vars, tables, graphs and grids, decisions, tricks, phases and the flow).
 //! Every reference is resolved here or reported; a script function is checked to exist with an
 //! arity the engine can call.
 
@@ -105,6 +105,7 @@ impl Loader {
         self.graphs(&mut r, &f);
         self.grids(&mut r, &f);
         self.decisions(&mut r, &f, &fns);
+        self.tricks(&mut r, &f, &fns);
         self.phases(&mut r, &f, &fns);
         self.flow(&mut r, &f, &fns);
         r

@@ -1,0 +1,109 @@
+//! Tricks: `[tricks.NAME]`, the declared trick of a trick-taking game (who plays from which
+//! decision, where cards lie, the suit led, how the winner is found, where the trick goes).
+
+use super::resolve::ScriptFns;
+use super::Loader;
+use crate::def::{GameFile, Ref, TrickDef};
+use crate::rules::{OptionSource, Rules, TrickInfo};
+
+impl Loader {
+    /// Checks `[tricks]`.
+    pub(super) fn tricks(&mut self, r: &mut Rules, f: &GameFile, fns: &ScriptFns) {
+        for (name, t) in &f.tricks {
+            if let Some(info) = self.trick(r, name, t, fns) {
+                r.tricks.push(info);
+            }
+        }
+    }
+
+    fn trick(&mut self, r: &Rules, name: &str, t: &TrickDef, fns: &ScriptFns) -> Option<TrickInfo> {
+        let mut plays = Vec::new();
+        for d in &t.plays {
+            match r.decision(d.get_ref()) {
+                Ok(i) if matches!(r.decisions[i].source, OptionSource::Zone { .. }) => plays.push(i),
+                Ok(_) => {
+                    let what =
+                        format!("trick `{name}`: the play decision `{}` must offer cards (`from` a zone)", d.get_ref());
+                    self.error("E0344", what, Some(d.span()));
+                }
+                Err(m) => {
+                    self.error("E0310", m, Some(d.span()));
+                }
+            }
+        }
+        if t.plays.is_empty() {
+            self.missing(name, "`plays` (the decision each seat answers to play a card)");
+        }
+        let table = self.trick_zone(r, name, "table", &t.table);
+        let leader = self.trick_var(r, name, "leader", &t.leader);
+        let won = t.won.as_ref().and_then(|z| self.trick_zone(r, name, "won", &Some(z.clone())));
+        let led = t.led.as_ref().and_then(|v| self.trick_var(r, name, "led", &Some(v.clone())));
+        let trump = t.trump.as_ref().and_then(|v| self.trick_var(r, name, "trump", &Some(v.clone())));
+        let winner = t.winner.as_ref().map(|w| fns.check(self, w, 2, "winner"));
+        if (led.is_some() || trump.is_some()) && t.suit.is_none() {
+            self.missing(name, "`suit` (the property naming a card's suit), which `led` and `trump` read");
+        }
+        if winner.is_none() && (t.suit.is_none() || t.rank.is_none()) {
+            self.missing(name, "either `winner` (a script) or both `suit` and `rank` (highest of the suit led wins)");
+        }
+        Some(TrickInfo {
+            name: name.to_string(),
+            plays,
+            table: table?,
+            leader: leader?,
+            suit: t.suit.clone(),
+            led,
+            rank: t.rank.clone(),
+            best: t.best,
+            trump,
+            winner,
+            then: t.then.as_ref().map(|f| fns.check(self, f, 2, "then")),
+            won,
+            next_leader: t.next_leader,
+            description: t.description.clone().unwrap_or_default(),
+        })
+    }
+
+    fn missing(&mut self, trick: &str, what: &str) {
+        let loc = self.key("tricks", trick);
+        self.error_at("E0345", format!("trick `{trick}` needs {what}"), loc);
+    }
+
+    /// A per-player zone the trick names under `key`.
+    fn trick_zone(&mut self, r: &Rules, trick: &str, key: &str, z: &Option<Ref>) -> Option<usize> {
+        let Some(z) = z else {
+            self.missing(trick, &format!("`{key}` (a per-player zone)"));
+            return None;
+        };
+        match r.zone(z.get_ref()) {
+            Ok(i) if r.zones[i].per_player => Some(i),
+            Ok(_) => {
+                self.error("E0344", format!("trick `{trick}`: `{key}` must be a per-player zone"), Some(z.span()));
+                None
+            }
+            Err(m) => {
+                self.error("E0310", m, Some(z.span()));
+                None
+            }
+        }
+    }
+
+    /// A global var the trick names under `key`.
+    fn trick_var(&mut self, r: &Rules, trick: &str, key: &str, v: &Option<Ref>) -> Option<usize> {
+        let Some(v) = v else {
+            self.missing(trick, &format!("`{key}` (a global var)"));
+            return None;
+        };
+        match r.var(v.get_ref()) {
+            Ok(i) if !r.vars[i].per_player => Some(i),
+            Ok(_) => {
+                self.error("E0344", format!("trick `{trick}`: `{key}` must be a global var"), Some(v.span()));
+                None
+            }
+            Err(m) => {
+                self.error("E0310", m, Some(v.span()));
+                None
+            }
+        }
+    }
+}
