@@ -227,10 +227,25 @@ fn components(out: &mut String, game: &Game) {
         } else {
             zones.into_iter().collect::<Vec<_>>().join(", ")
         };
-        let _ =
-            writeln!(out, "| `{}` | {} | {} | {} |", t.name, count_text(&counts[kind]), zones, cell(&t.description));
+        let what = match &t.faces {
+            Some(faces) if t.description.is_empty() => format!("a die with faces {}", faces_text(faces)),
+            Some(faces) => format!("{} (faces {})", cell(&t.description), faces_text(faces)),
+            None => cell(&t.description),
+        };
+        let _ = writeln!(out, "| `{}` | {} | {} | {} |", t.name, count_text(&counts[kind]), zones, what);
     }
     out.push('\n');
+}
+
+/// A die's faces: `1 to 6` for a run of integers, else the list (`star, moon`).
+fn faces_text(faces: &[crate::Value]) -> String {
+    let ints: Vec<i64> = faces.iter().filter_map(crate::Value::as_int).collect();
+    let run = ints.len() == faces.len() && ints.len() > 2 && ints.windows(2).all(|w| w[1] == w[0] + 1);
+    if run {
+        format!("{} to {}", ints[0], ints[ints.len() - 1])
+    } else {
+        faces.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// Who sees what of a zone, track or var.

@@ -30,6 +30,7 @@ fn list_shows_goofspiel_with_its_variants() {
     assert!(o.status.success());
     let out = text(&o.stdout);
     assert!(out.contains("goofspiel") && out.contains("2–8 players"), "{out}");
+    assert!(out.contains("Liar's Dice — 2 players\n"), "a fixed count is one number: {out}");
     assert!(out.contains("--variant rollover"), "{out}");
     assert!(out.contains("--option cards=13"), "{out}");
     // One description column for every game: where the description of each flag line starts

@@ -12,6 +12,7 @@ fn every_bundled_game_is_explained() {
         "flaschenteufel",
         "mille-grazie",
         "club-degli-spendaccioni",
+        "liars-dice",
     ] {
         let game = load(&format!("games/{name}"), &[], &[]);
         insta::assert_snapshot!(format!("explain_{name}"), rulebook::explain::markdown(&game));
@@ -28,6 +29,16 @@ fn the_summary_follows_options_and_variants() {
     let lopaka = load("games/flaschenteufel", &["lopaka"], &[]);
     let text = rulebook::explain::markdown(&lopaka);
     assert!(text.contains("- Variants applied: `lopaka`"), "{text}");
+    let dice = load("games/liars-dice", &[], &[("dice_sides", "8")]);
+    let text = rulebook::explain::markdown(&dice);
+    assert!(text.contains("counts as every face (faces 1 to 8) |"), "{text}");
+    assert!(text.contains("- Players: 2\n"), "{text}");
+    let tricks = load("tests/fixtures/tricks", &["lowest"], &[]);
+    let text = rulebook::explain::markdown(&tricks);
+    assert!(text.contains("### Trick `trick`"), "{text}");
+    assert!(text.contains("- Winner: the lowest `rank` of the suit led (a card whose `suit` is var `trump`"), "{text}");
+    assert!(text.contains("- Leads the next trick: the same player"), "{text}");
+    assert!(text.contains("1. play a trick: `trick`"), "{text}");
 }
 
 #[test]

@@ -134,6 +134,7 @@ fn table(entries: &[Entry]) -> String {
     for (e, flags) in entries.iter().zip(&all) {
         let what = match &e.error {
             Some(err) => format!("(broken: {err})"),
+            None if e.min_players == e.max_players => format!("{} — {} players", e.title, e.min_players),
             None => format!("{} — {}–{} players", e.title, e.min_players, e.max_players),
         };
         out.push_str(&format!("{:<names$}  {what}\n", e.name));
