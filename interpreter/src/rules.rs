@@ -71,8 +71,9 @@ impl IntSpec {
 pub enum PropSpec {
     /// One value.
     Fixed(Value),
-    /// One instance per integer in `from..=to`.
-    Range(IntSpec, IntSpec),
+    /// One instance per integer in `from..=to`; with names, the instance's `PROP_name` is the
+    /// name of its place in the range (the first name for `from`).
+    Range(IntSpec, IntSpec, Option<Vec<Value>>),
     /// One instance per listed value.
     Each(Vec<Value>),
 }

@@ -425,7 +425,7 @@ impl State {
         let per_combo = |spec: &PropSpec| -> i128 {
             match spec {
                 PropSpec::Fixed(_) => 1,
-                PropSpec::Range(a, b) => {
+                PropSpec::Range(a, b, _) => {
                     (b.get(&rules.params, self.players) as i128 - a.get(&rules.params, self.players) as i128 + 1).max(0)
                 }
                 PropSpec::Each(items) => items.len() as i128,
@@ -448,19 +448,38 @@ impl State {
         }
         let mut combos: Vec<IndexMap<String, Value>> = vec![IndexMap::new()];
         for (k, spec) in &c.props {
-            let values: Vec<Value> = match spec {
-                PropSpec::Fixed(v) => vec![v.clone()],
-                PropSpec::Range(a, b) => {
-                    (a.get(&rules.params, self.players)..=b.get(&rules.params, self.players)).map(Value::Int).collect()
+            // Each value of the property, with the properties it brings along (a range's name).
+            let values: Vec<Vec<(String, Value)>> = match spec {
+                PropSpec::Fixed(v) => vec![vec![(k.clone(), v.clone())]],
+                PropSpec::Range(a, b, names) => {
+                    let (from, to) = (a.get(&rules.params, self.players), b.get(&rules.params, self.players));
+                    let name_of = |i: i64| -> Result<Option<Value>, String> {
+                        let Some(names) = names else { return Ok(None) };
+                        names.get((i - from) as usize).cloned().map(Some).ok_or_else(|| {
+                            format!(
+                                "components `{kind_name}`: property `{k}` runs from {from} to {to}, but `names` names only {}",
+                                names.len()
+                            )
+                        })
+                    };
+                    let mut out = Vec::new();
+                    for i in from..=to {
+                        let mut props = vec![(k.clone(), Value::Int(i))];
+                        if let Some(name) = name_of(i)? {
+                            props.push((format!("{k}_name"), name));
+                        }
+                        out.push(props);
+                    }
+                    out
                 }
-                PropSpec::Each(items) => items.clone(),
+                PropSpec::Each(items) => items.iter().map(|v| vec![(k.clone(), v.clone())]).collect(),
             };
             combos = combos
                 .into_iter()
                 .flat_map(|m| {
-                    values.iter().map(move |v| {
+                    values.iter().map(move |props| {
                         let mut m = m.clone();
-                        m.insert(k.clone(), v.clone());
+                        m.extend(props.iter().cloned());
                         m
                     })
                 })

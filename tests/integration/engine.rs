@@ -387,4 +387,11 @@ fn a_declared_trick_refuses_a_leader_that_is_not_a_seat_and_leaves_the_game_as_i
     let leader = v.vars.iter().find(|x| x.name == "leader").unwrap();
     assert_eq!(leader.value.to_string(), "0", "`next_leader = \"leader\"`: P1 leads again");
     assert_eq!(s.log_for(None).iter().filter(|l| l.contains("wins the trick with")).count(), 1);
+    // A range with `names`: ranks 2..14 named 2..9 T J Q K A, shown by the label.
+    let full = load("tests/fixtures/tricks", &[], &[("ranks", "13")]);
+    let s = full.start(3, 1).unwrap();
+    let labels: std::collections::BTreeSet<String> =
+        s.state().components.list.iter().map(|c| c.label().to_string()).collect();
+    assert!(labels.contains("Ah") && labels.contains("Tc") && labels.contains("2d"), "{labels:?}");
+    assert_eq!(labels.len(), 39);
 }

@@ -211,7 +211,19 @@ impl Loader {
                                 );
                                 return None;
                             };
-                            PropSpec::Range(int_spec(self, "from", from)?, int_spec(self, "to", to)?)
+                            let names = match t.get("names").map(Value::from_toml) {
+                                None => None,
+                                Some(Ok(Value::List(items))) => Some(items),
+                                Some(_) => {
+                                    self.error_at(
+                                        "E0305",
+                                        format!("{what}: property `{k}`: `names` must be a list of values"),
+                                        self.key("components", type_name),
+                                    );
+                                    return None;
+                                }
+                            };
+                            PropSpec::Range(int_spec(self, "from", from)?, int_spec(self, "to", to)?, names)
                         }
                         toml::Value::Table(t) if t.contains_key("each") => match t.get("each").map(Value::from_toml) {
                             Some(Ok(Value::List(items))) => PropSpec::Each(items),
