@@ -55,6 +55,25 @@ fn move_top(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Opt
     })
 }
 
+/// Moves every component of a slot, top first (as `move_top` until it is empty), so the
+/// destination receives them in reverse order; returns how many moved.
+fn move_all(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Option<i64>) -> Res<i64> {
+    h.with(|r, w| {
+        let (fz, fo) = slot(r, &w.state, from, fo)?;
+        let (tz, to_o) = slot(r, &w.state, to, to_o)?;
+        if (fz, fo) == (tz, to_o) {
+            return Ok(0);
+        }
+        let mut moved = 0;
+        while let Some(idx) = w.state.zones[fz][fo].cards.last().copied() {
+            w.state.put(r, idx, tz, to_o)?;
+            log_pushed_out(r, w);
+            moved += 1;
+        }
+        Ok(moved)
+    })
+}
+
 fn shuffle(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<()> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
@@ -96,7 +115,8 @@ fn create(h: &mut GameHandle, kind: &str, props: Map, zone: &str, owner: Option<
     })
 }
 
-/// Registers `move`, `move_to_bottom`, `move_top`, `deal`, `shuffle`, `create` and `set_prop`.
+/// Registers `move`, `move_to_bottom`, `move_top`, `move_all`, `deal`, `shuffle`, `create` and
+/// `set_prop`.
 pub(super) fn register(engine: &mut Engine) {
     reg!(
         engine,
@@ -153,6 +173,34 @@ pub(super) fn register(engine: &mut Engine) {
         "Moves the top of a player's zone to another player's zone.",
         &["game: Game", "from: &str", "from_player: i64", "to: &str", "to_player: i64", "Dynamic"],
         |h: &mut GameHandle, f: &str, fp: i64, t: &str, tp: i64| { move_top(h, f, Some(fp), t, Some(tp)) }
+    );
+    reg!(
+        engine,
+        "move_all",
+        "Moves every component of global zone `from` to global zone `to`, top first (as `move_top` until `from` is empty, so they arrive in reverse order); returns how many moved.",
+        &["game: Game", "from: &str", "to: &str", "i64"],
+        |h: &mut GameHandle, f: &str, t: &str| move_all(h, f, None, t, None)
+    );
+    reg!(
+        engine,
+        "move_all",
+        "Moves every component of global zone `from` to a player's zone `to`, top first.",
+        &["game: Game", "from: &str", "to: &str", "to_player: i64", "i64"],
+        |h: &mut GameHandle, f: &str, t: &str, tp: i64| move_all(h, f, None, t, Some(tp))
+    );
+    reg!(
+        engine,
+        "move_all",
+        "Moves every component of a player's zone `from` to global zone `to`, top first.",
+        &["game: Game", "from: &str", "from_player: i64", "to: &str", "i64"],
+        |h: &mut GameHandle, f: &str, fp: i64, t: &str| move_all(h, f, Some(fp), t, None)
+    );
+    reg!(
+        engine,
+        "move_all",
+        "Moves every component of a player's zone to another player's zone, top first.",
+        &["game: Game", "from: &str", "from_player: i64", "to: &str", "to_player: i64", "i64"],
+        |h: &mut GameHandle, f: &str, fp: i64, t: &str, tp: i64| { move_all(h, f, Some(fp), t, Some(tp)) }
     );
     reg!(engine, "deal", "Deals `count` components from the top of global zone `from` to every player's zone `to`, one at a time in turn order.", &["game: Game", "from: &str", "to: &str", "count: i64", "()"], |h: &mut GameHandle, from: &str, to: &str, n: i64| {
         h.with(|r, w| {

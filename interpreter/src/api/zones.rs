@@ -1,4 +1,4 @@
-//! What zones hold and where components are: a zone's components, count and top, a component
+//! What zones hold and where components are: a zone's components, count, sum and top, a component
 //! by id and its zone; a zone's visibility, and names declared out of play.
 
 use super::{card_arg, card_map, reg, slot, Res};
@@ -25,6 +25,15 @@ fn count(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<i64> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
         Ok(w.state.zones[z][o].cards.len() as i64)
+    })
+}
+
+/// The sum of an integer property over a slot's components (those without it count 0).
+fn sum(h: &mut GameHandle, zone: &str, owner: Option<i64>, prop: &str) -> Res<i64> {
+    h.with(|r, w| {
+        let (z, o) = slot(r, &w.state, zone, owner)?;
+        let list = &w.state.components.list;
+        Ok(w.state.zones[z][o].cards.iter().filter_map(|c| list[*c as usize].props.get(prop)?.as_int()).sum())
     })
 }
 
@@ -87,6 +96,20 @@ pub(super) fn register(engine: &mut Engine) {
         "How many components a player's zone holds.",
         &["game: Game", "zone: &str", "player: i64", "i64"],
         |h: &mut GameHandle, z: &str, p: i64| count(h, z, Some(p))
+    );
+    reg!(
+        engine,
+        "sum",
+        "The sum of an integer property over a global zone's components (a component without it counts 0).",
+        &["game: Game", "zone: &str", "prop: &str", "i64"],
+        |h: &mut GameHandle, z: &str, prop: &str| sum(h, z, None, prop)
+    );
+    reg!(
+        engine,
+        "sum",
+        "The sum of an integer property over a player's zone (a component without it counts 0).",
+        &["game: Game", "zone: &str", "player: i64", "prop: &str", "i64"],
+        |h: &mut GameHandle, z: &str, p: i64, prop: &str| sum(h, z, Some(p), prop)
     );
     reg!(
         engine,
