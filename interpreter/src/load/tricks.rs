@@ -71,39 +71,41 @@ impl Loader {
 
     /// A per-player zone the trick names under `key`.
     fn trick_zone(&mut self, r: &Rules, trick: &str, key: &str, z: &Option<Ref>) -> Option<usize> {
-        let Some(z) = z else {
-            self.missing(trick, &format!("`{key}` (a per-player zone)"));
-            return None;
-        };
-        match r.zone(z.get_ref()) {
-            Ok(i) if r.zones[i].per_player => Some(i),
-            Ok(_) => {
-                self.error("E0344", format!("trick `{trick}`: `{key}` must be a per-player zone"), Some(z.span()));
-                None
-            }
-            Err(m) => {
-                self.error("E0310", m, Some(z.span()));
-                None
-            }
-        }
+        let kind = Kind { what: "a per-player zone", find: Rules::zone, fits: |r, i| r.zones[i].per_player };
+        self.trick_ref(r, trick, key, z, kind)
     }
 
     /// A global var the trick names under `key`.
     fn trick_var(&mut self, r: &Rules, trick: &str, key: &str, v: &Option<Ref>) -> Option<usize> {
-        let Some(v) = v else {
-            self.missing(trick, &format!("`{key}` (a global var)"));
+        let kind = Kind { what: "a global var", find: Rules::var, fits: |r, i| !r.vars[i].per_player };
+        self.trick_ref(r, trick, key, v, kind)
+    }
+
+    /// The thing of `kind` the trick names under `key`: reported if missing, unknown or of
+    /// another kind.
+    fn trick_ref(&mut self, r: &Rules, trick: &str, key: &str, name: &Option<Ref>, kind: Kind) -> Option<usize> {
+        let Some(name) = name else {
+            self.missing(trick, &format!("`{key}` ({})", kind.what));
             return None;
         };
-        match r.var(v.get_ref()) {
-            Ok(i) if !r.vars[i].per_player => Some(i),
+        match (kind.find)(r, name.get_ref()) {
+            Ok(i) if (kind.fits)(r, i) => Some(i),
             Ok(_) => {
-                self.error("E0344", format!("trick `{trick}`: `{key}` must be a global var"), Some(v.span()));
+                let what = format!("trick `{trick}`: `{key}` must be {}", kind.what);
+                self.error("E0344", what, Some(name.span()));
                 None
             }
             Err(m) => {
-                self.error("E0310", m, Some(v.span()));
+                self.error("E0310", m, Some(name.span()));
                 None
             }
         }
     }
+}
+
+/// What a trick's key must name: how to find it by name and whether it is of the right kind.
+struct Kind {
+    what: &'static str,
+    find: fn(&Rules, &str) -> Result<usize, String>,
+    fits: fn(&Rules, usize) -> bool,
 }
