@@ -141,13 +141,10 @@ pub fn merge(args: &MergeArgs) -> Result<ExitCode, String> {
         .iter()
         .map(|p| Ok((p.display().to_string(), Results::read(p)?)))
         .collect::<Result<Vec<_>, String>>()?;
-    let count = files.len();
     let whole = merge_results(files)?;
     if args.html.is_some() && whole.command == "simulate" {
         return Err("--html: simulate has no HTML report (balance and sweep have)".into());
     }
-    let files = if count == 1 { "file" } else { "files" };
-    eprintln!("merged {count} results {files} of `{}`: {} games per series", whole.command, whole.games);
     let outputs = Outputs { json: args.json, html: args.html.as_deref() };
     let report = |r: &Results| match r.command.as_str() {
         "simulate" => crate::simulate::report(r, &outputs),
