@@ -289,7 +289,8 @@ fn code_lines(text: &str) -> Vec<String> {
 fn rulebook_calls(text: &str) -> Vec<(String, Vec<String>)> {
     let mut calls = Vec::new();
     for line in code_lines(text) {
-        let words: Vec<String> = line.split_whitespace().map(|w| w.trim_matches(['\'', '"', '[', ']', ',']).to_string()).collect();
+        let words: Vec<String> =
+            line.split_whitespace().map(|w| w.trim_matches(['\'', '"', '[', ']', ',']).to_string()).collect();
         for (i, w) in words.iter().enumerate() {
             let Some(command) = words.get(i + 1).filter(|_| w == "rulebook" || w.ends_with("/rulebook")) else {
                 continue;

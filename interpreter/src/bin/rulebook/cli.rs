@@ -72,7 +72,8 @@ const COMPLETIONS_HELP: &str = "Examples:\n  \
 const MERGE_HELP: &str = "Example (docs/DISTRIBUTED.md has recipes for GNU parallel, Slurm and Kubernetes):\n  \
     rulebook simulate GAME -p 2 -n 20000 --shard 1/2 --out shards/1.json\n  \
     rulebook simulate GAME -p 2 -n 20000 --shard 2/2 --out shards/2.json\n  \
-    rulebook merge shards/*.json --json      (the same JSON as: rulebook simulate GAME -p 2 -n 20000 --json)";
+    rulebook merge shards/*.json --json\n\
+    prints the same bytes as: rulebook simulate GAME -p 2 -n 20000 --json";
 
 /// `rulebook merge`
 #[derive(Args, Debug)]
@@ -96,8 +97,9 @@ pub struct MergeArgs {
 #[derive(Args, Debug, Clone)]
 pub struct ShardArgs {
     /// Play only shard I of N, I counted from 1 (1/8, 2/8, ..., 8/8): a contiguous slice of
-    /// the games, by game index (every series of the run, cut alike). Needs --out and prints
-    /// no report; `rulebook merge` puts the shards' files together into the whole run's.
+    /// the games, by game index (of both sides with balance, of every value with sweep). Needs
+    /// --out and prints no report; `rulebook merge` puts the shards' files together into the
+    /// whole run's.
     #[arg(long, value_name = "I/N", value_parser = rulebook::results::Shard::parse)]
     pub shard: Option<rulebook::results::Shard>,
     /// Write every game's record (index, seed, winners, scores, length, ...) and the run's
