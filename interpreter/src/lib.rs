@@ -31,6 +31,7 @@ pub mod lint;
 pub mod lint_numbers;
 pub mod load;
 pub mod log;
+pub mod results;
 pub mod rng;
 pub mod rules;
 pub mod scenario;

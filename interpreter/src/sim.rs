@@ -7,7 +7,7 @@ use crate::rng::derive_seed;
 use crate::session::Move;
 use crate::Game;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How to simulate.
 #[derive(Clone, Debug)]
@@ -37,8 +37,9 @@ impl SimConfig {
     }
 }
 
-/// One finished game.
-#[derive(Clone, Debug, Serialize)]
+/// One finished game: everything a summary of a series is computed from (a results file
+/// holds these, see [`crate::results`]).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct GameRecord {
     /// Index in the series.
     pub index: u64,
@@ -53,7 +54,7 @@ pub struct GameRecord {
     /// Final values of the game's global tracks (round counters and the like), by name.
     pub tracks: Vec<(String, i64)>,
     /// Every decision, for recording (empty when the series was run without
-    /// [`SimConfig::keep_moves`]).
+    /// [`SimConfig::keep_moves`]; never written to a results file).
     #[serde(skip)]
     pub moves: Vec<Move>,
     /// How the game unfolded, from the scores after each decision (games with a score).
@@ -63,7 +64,7 @@ pub struct GameRecord {
 /// How a game unfolded (Browne's measures of a game's shape), from the scores after every
 /// decision. `L` is the number of decisions, the leader at a step is the one seat with the
 /// highest score (none when several share it), `w` the (first) winner.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Shape {
     /// Lead changes: the steps at which a seat other than the last leader took the lead,
     /// divided by `L`.
@@ -317,9 +318,25 @@ pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result
     results.into_iter().collect()
 }
 
-/// Summarises a series.
-pub fn summarize(game: &Game, cfg: &SimConfig, records: &[GameRecord]) -> Summary {
-    let n = cfg.players;
+/// What a [`Summary`] says about a series besides its games.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Series {
+    /// Game name.
+    pub game: String,
+    /// Variants applied.
+    pub variants: Vec<String>,
+    /// Seats.
+    pub players: usize,
+    /// Series seed.
+    pub seed: u64,
+    /// The bots, as `--bot` names them.
+    pub bot: String,
+}
+
+/// Summarises a series from its games (in series order): the one summary of a run, whether
+/// its games were played here or read back from results files.
+pub fn summarize(series: &Series, records: &[GameRecord]) -> Summary {
+    let n = series.players;
     let mut wins = vec![0u64; n];
     let mut shared = 0;
     let mut none = 0;
@@ -344,12 +361,12 @@ pub fn summarize(game: &Game, cfg: &SimConfig, records: &[GameRecord]) -> Summar
         .iter()
         .map(|r| r.scores.iter().max().copied().unwrap_or(0) - r.scores.iter().min().copied().unwrap_or(0));
     Summary {
-        game: game.rules.name.clone(),
-        variants: game.rules.variants.clone(),
+        game: series.game.clone(),
+        variants: series.variants.clone(),
         players: n,
         games: records.len() as u64,
-        seed: cfg.seed,
-        bot: cfg.bots.to_string(),
+        seed: series.seed,
+        bot: series.bot.clone(),
         win_rate_by_seat: wins.iter().map(|w| round3(*w as f64 / games)).collect(),
         wins_by_seat: wins,
         shared_wins: shared,

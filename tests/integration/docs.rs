@@ -263,3 +263,80 @@ fn the_guide_shows_what_validate_really_prints() {
         );
     }
 }
+
+/// The logical lines of a Markdown text's fenced code blocks (a line ending in `\` goes on in
+/// the next).
+fn code_lines(text: &str) -> Vec<String> {
+    let (mut out, mut fenced, mut pending) = (Vec::new(), false, String::new());
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            continue;
+        }
+        match line.trim_end().strip_suffix('\\') {
+            Some(head) => pending.push_str(head),
+            None => out.push(std::mem::take(&mut pending) + line),
+        }
+    }
+    out
+}
+
+/// Every `rulebook COMMAND ...` in the code blocks of a text: the command and its `--flags`
+/// (up to a pipe or another command).
+fn rulebook_calls(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut calls = Vec::new();
+    for line in code_lines(text) {
+        let words: Vec<String> =
+            line.split_whitespace().map(|w| w.trim_matches(['\'', '"', '[', ']', ',']).to_string()).collect();
+        for (i, w) in words.iter().enumerate() {
+            let Some(command) = words.get(i + 1).filter(|_| w == "rulebook" || w.ends_with("/rulebook")) else {
+                continue;
+            };
+            let flags = words[i + 2..]
+                .iter()
+                .take_while(|w| !["|", "&&", ";", "rulebook"].contains(&w.as_str()))
+                .filter(|w| w.starts_with("--"))
+                .map(|w| w.split('=').next().unwrap_or_default().to_string())
+                .collect();
+            calls.push((command.clone(), flags));
+        }
+    }
+    calls
+}
+
+#[test]
+fn the_command_lines_in_the_readme_and_the_distributed_recipes_use_only_flags_the_commands_take() {
+    let mut helps = std::collections::HashMap::new();
+    let mut checked = 0;
+    for doc in ["README.md", "docs/DISTRIBUTED.md"] {
+        for (command, flags) in rulebook_calls(&read(doc)) {
+            let help = helps.entry(command.clone()).or_insert_with(|| {
+                let o = std::process::Command::new(env!("CARGO_BIN_EXE_rulebook"))
+                    .args([command.as_str(), "--help"])
+                    .output()
+                    .unwrap();
+                String::from_utf8_lossy(&o.stdout).into_owned()
+            });
+            for flag in flags {
+                let known = [" ", "\n", ","].iter().any(|end| help.contains(&format!("{flag}{end}")));
+                assert!(known, "{doc}: `rulebook {command}` has no flag {flag}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 60, "only {checked} flags found: is the parsing right?");
+    let recipes = read("docs/DISTRIBUTED.md");
+    let calls = rulebook_calls(&recipes);
+    for command in ["simulate", "balance", "sweep", "merge"] {
+        assert!(calls.iter().any(|(c, _)| c == command), "docs/DISTRIBUTED.md shows no `rulebook {command}`");
+    }
+    for variable in ["$SLURM_ARRAY_TASK_ID", "$JOB_COMPLETION_INDEX", "parallel"] {
+        assert!(recipes.contains(variable), "docs/DISTRIBUTED.md has no recipe with {variable}");
+    }
+    assert!(read("README.md").contains("(docs/DISTRIBUTED.md)"), "the README links docs/DISTRIBUTED.md");
+    let heading = "## One machine: GNU parallel";
+    assert!(recipes.contains(heading) && read(".ci/run").contains(heading), "CI runs the GNU parallel recipe");
+}

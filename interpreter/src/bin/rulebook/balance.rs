@@ -2,11 +2,46 @@
 
 use crate::cli::{BalanceArgs, Cli, GameArgs};
 use crate::locate::load;
+use crate::shards::{config, finish, report_flag, series, to_value, Outputs, Played};
 use indicatif::{ProgressBar, ProgressStyle};
 use rulebook::balance::{compare, sequential, Difference, Measure, Report, Side, Spread, Verdict};
-use rulebook::sim::{run as run_games, SimConfig};
+use rulebook::results::Results;
+use rulebook::sim::{run as run_games, GameRecord, SimConfig};
+use rulebook::Game;
+use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
+use std::ops::Range;
 use std::process::ExitCode;
+
+/// What a balance run's results file holds besides the players, the games and the records.
+#[derive(Serialize, Deserialize)]
+struct Config {
+    /// Side A.
+    a: Played,
+    /// Side B.
+    b: Played,
+    /// Series seed.
+    seed: u64,
+    /// Side B's own series seed (`--vs --seed S`).
+    vs_seed: Option<u64>,
+    /// The bots, as `--bot` names them.
+    bots: String,
+    /// `--until-decided`: the sequential test that decided how many games to play.
+    until_decided: Option<Test>,
+}
+
+/// The sequential test of `--until-decided`.
+#[derive(Clone, Serialize, Deserialize)]
+struct Test {
+    /// `--measure`.
+    measure: String,
+    /// `--margin`.
+    margin: f64,
+    /// `--batch`.
+    batch: u64,
+    /// `--games`: the most games per side.
+    games: u64,
+}
 
 pub fn run(cli: &Cli, args: &BalanceArgs) -> Result<ExitCode, String> {
     let Some(other) = &args.vs_game else {
@@ -18,71 +53,115 @@ pub fn run(cli: &Cli, args: &BalanceArgs) -> Result<ExitCode, String> {
         return Err("--games 0: nothing to compare; play at least one game per configuration".into());
     }
     let bots = args.bots.table()?;
+    let shard = args.shards.shard(report_flag(args.json, args.html.is_some()))?;
     let games = [load(cli, &args.game)?, load(cli, other)?];
     for g in &games {
         crate::locate::check_table(g, args.players, &bots)?;
     }
-    let test = match args.until_decided {
-        false => None,
-        true => {
-            let measure = Measure::parse(&args.measure, args.players)?;
-            let margin = match (args.margin, measure) {
-                (Some(m), _) if m > 0.0 && m.is_finite() => m,
-                (Some(m), _) => return Err(format!("--margin {m}: the smallest change that matters must be above 0")),
-                (None, Measure::Wins(_)) => 0.05,
-                (None, m) => return Err(format!("--until-decided on `{m}` needs --margin (in its units)")),
-            };
-            Some((measure, margin))
-        }
-    };
+    let test = until_decided(args)?;
     if args.batch == 0 {
         return Err("--batch 0: a batch must hold at least one game".into());
     }
-    let mut cfg = SimConfig::new(args.players, args.games, args.seed, bots.clone(), args.jobs);
-    let bar = progress(2 * args.games, &games[0].rules.name)?;
+    if test.is_some() && !shard.is_whole() {
+        return Err(format!(
+            "--shard {shard} with --until-decided: the sequential test decides after each batch how many games \
+             to play, which no shard can know; shard a fixed number of games (--games) instead"
+        ));
+    }
+    let range = shard.games(args.games);
+    let records = play(&games, [&args.game, other], args, range, test.as_ref())?;
+    let config = Config {
+        a: Played::of(&games[0], &args.game, args.players),
+        b: Played::of(&games[1], other, args.players),
+        seed: args.seed,
+        vs_seed: args.vs_seed,
+        bots: bots.to_string(),
+        until_decided: test,
+    };
+    let played = if config.until_decided.is_some() { records[0].len() as u64 } else { args.games };
+    let mut results = Results::new("balance", args.players, played, to_value(&config)?, shard);
+    results.series = records.into();
+    let outputs = Outputs { json: args.json, html: args.html.as_deref() };
+    finish(&results, args.shards.out.as_deref(), |r| report(r, &outputs))
+}
+
+/// The sequential test `--until-decided` asks for, if it does.
+fn until_decided(args: &BalanceArgs) -> Result<Option<Test>, String> {
+    if !args.until_decided {
+        return Ok(None);
+    }
+    let measure = Measure::parse(&args.measure, args.players)?;
+    let margin = match (args.margin, measure) {
+        (Some(m), _) if m > 0.0 && m.is_finite() => m,
+        (Some(m), _) => return Err(format!("--margin {m}: the smallest change that matters must be above 0")),
+        (None, Measure::Wins(_)) => 0.05,
+        (None, m) => return Err(format!("--until-decided on `{m}` needs --margin (in its units)")),
+    };
+    Ok(Some(Test { measure: measure.to_string(), margin, batch: args.batch, games: args.games }))
+}
+
+/// Plays the games of `range` on both sides (in batches until the sequential test decides,
+/// with `--until-decided`).
+fn play(
+    games: &[Game; 2],
+    configs: [&GameArgs; 2],
+    args: &BalanceArgs,
+    range: Range<u64>,
+    test: Option<&Test>,
+) -> Result<[Vec<GameRecord>; 2], String> {
+    let bots = args.bots.table()?;
+    let seeds = [args.seed, args.vs_seed.unwrap_or(args.seed)];
+    let bar = progress(2 * (range.end - range.start), &games[0].rules.name)?;
     let mut records = [Vec::new(), Vec::new()];
-    let mut decided = None;
-    while cfg.first < args.games {
-        cfg.games = if test.is_some() { args.batch.min(args.games - cfg.first) } else { args.games };
-        for (side, (g, config)) in games.iter().zip([&args.game, other]).enumerate() {
-            let side_cfg = SimConfig {
-                seed: if side == 1 { args.vs_seed.unwrap_or(args.seed) } else { args.seed },
-                ..cfg.clone()
-            };
-            let batch = run_games(g, &side_cfg, &|| bar.inc(1)).map_err(|f| format!("{}: {f}", flags(config)))?;
+    let mut first = range.start;
+    while first < range.end {
+        let n = test.map_or(range.end - first, |t| t.batch.min(range.end - first));
+        for side in 0..2 {
+            let cfg = SimConfig { first, ..SimConfig::new(args.players, n, seeds[side], bots.clone(), args.jobs) };
+            let batch = run_games(&games[side], &cfg, &|| bar.inc(1))
+                .map_err(|f| format!("{}: {f}", flags(&configs[side].variants, &configs[side].options)))?;
             records[side].extend(batch);
         }
-        cfg.first += cfg.games;
-        if let Some((measure, margin)) = test {
-            let s = sequential(measure, margin, &records[0], &records[1])?;
-            let done = s.verdict != Verdict::Undecided;
-            decided = Some(s);
-            if done {
+        first += n;
+        if let Some(t) = test {
+            let measure = Measure::parse(&t.measure, args.players)?;
+            if sequential(measure, t.margin, &records[0], &records[1])?.verdict != Verdict::Undecided {
                 break;
             }
         }
     }
     bar.finish_and_clear();
-    let [ra, rb] = records;
-    let a = Side::measure(&flags(&args.game), args.players, &ra);
-    let mut b_flags = flags(other);
-    if let Some(s) = args.vs_seed {
+    Ok(records)
+}
+
+/// The comparison of a balance run's results (played here or merged from shards): the table
+/// or JSON, and the HTML page if asked.
+pub fn report(results: &Results, outputs: &Outputs) -> Result<(), String> {
+    let c: Config = config(results)?;
+    let [ra, rb] = series(results, 2)? else { return Err("results of `balance` hold two series".into()) };
+    let players = results.players;
+    let a = Side::measure(&flags(&c.a.variants, &c.a.options), players, ra);
+    let mut b_flags = flags(&c.b.variants, &c.b.options);
+    if let Some(s) = c.vs_seed {
         b_flags.push_str(&format!(" (seed {s})"));
     }
-    let b = Side::measure(&b_flags, args.players, &rb);
-    let mut report = compare(&games[0].rules.name, args.seed, &bots.to_string(), args.players, a, b);
-    report.sequential = decided;
-    if let Some(path) = &args.html {
-        let page = rulebook::balance_html::page(&report, &games[0].rules.title)?;
+    let b = Side::measure(&b_flags, players, rb);
+    let mut report = compare(&c.a.name, c.seed, &c.bots, players, a, b);
+    report.sequential = match &c.until_decided {
+        Some(t) => Some(sequential(Measure::parse(&t.measure, players)?, t.margin, ra, rb)?),
+        None => None,
+    };
+    if let Some(path) = outputs.html {
+        let page = rulebook::balance_html::page(&report, &c.a.title)?;
         std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         eprintln!("report written to {}", path.display());
     }
-    if args.json {
+    if outputs.json {
         println!("{}", serde_json::to_string(&report).map_err(|e| e.to_string())?);
     } else {
-        print!("{}", text(&report, &games[0].rules.title));
+        print!("{}", text(&report, &c.a.title));
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn progress(len: u64, name: &str) -> Result<ProgressBar, String> {
@@ -99,13 +178,12 @@ fn progress(len: u64, name: &str) -> Result<ProgressBar, String> {
     Ok(b)
 }
 
-/// A configuration as the flags that make it (`--variant split-ties --option cards=8`).
-fn flags(g: &GameArgs) -> String {
-    let words: Vec<String> = g
-        .variants
+/// A configuration as the flags that make it (`--variant NAME --option KEY=VALUE`).
+fn flags(variants: &[String], options: &[(String, String)]) -> String {
+    let words: Vec<String> = variants
         .iter()
         .map(|v| format!("--variant {v}"))
-        .chain(g.options.iter().map(|(k, v)| format!("--option {k}={v}")))
+        .chain(options.iter().map(|(k, v)| format!("--option {k}={v}")))
         .collect();
     if words.is_empty() {
         "(as it comes)".into()

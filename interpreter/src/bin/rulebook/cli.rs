@@ -31,6 +31,11 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Search parameter ranges for the setting that best meets an objective (NTBEA).
     Tune(TuneArgs),
+    /// Put the results files of a run's shards (`--shard I/N --out FILE` of simulate, balance
+    /// or sweep) together and print the whole run's report, exactly as the run without
+    /// `--shard` prints it.
+    #[command(after_help = MERGE_HELP)]
+    Merge(MergeArgs),
     /// Play in the terminal: people (hot seat) and bots.
     Play(PlayArgs),
     /// Check game folders: TOML, references, scripts, smoke playouts. Exit 1 on any error.
@@ -62,6 +67,46 @@ const COMPLETIONS_HELP: &str = "Examples:\n  \
     rulebook completions bash > ~/.local/share/bash-completion/completions/rulebook\n  \
     rulebook completions zsh > ~/.zfunc/_rulebook      (with fpath+=~/.zfunc before compinit)\n  \
     rulebook completions fish > ~/.config/fish/completions/rulebook.fish";
+
+/// An example after `rulebook merge --help`.
+const MERGE_HELP: &str = "Example (docs/DISTRIBUTED.md has recipes for GNU parallel, Slurm and Kubernetes):\n  \
+    rulebook simulate GAME -p 2 -n 20000 --shard 1/2 --out shards/1.json\n  \
+    rulebook simulate GAME -p 2 -n 20000 --shard 2/2 --out shards/2.json\n  \
+    rulebook merge shards/*.json --json\n\
+    prints the same bytes as: rulebook simulate GAME -p 2 -n 20000 --json";
+
+/// `rulebook merge`
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// Results files, one per shard of the run, in any order.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Print one JSON object instead of the report (as the command's `--json` does).
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the HTML report (balance and sweep).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Also write the whole run's results file (the same as the run without `--shard` writes
+    /// with `--out`).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// `--shard` and `--out`, for the commands whose games can be played in shards.
+#[derive(Args, Debug, Clone)]
+pub struct ShardArgs {
+    /// Play only shard I of N, I counted from 1 (1/8, 2/8, ..., 8/8): a contiguous slice of
+    /// the games, by game index (of both sides with balance, of every value with sweep). Needs
+    /// --out and prints no report; `rulebook merge` puts the shards' files together into the
+    /// whole run's.
+    #[arg(long, value_name = "I/N", value_parser = rulebook::results::Shard::parse)]
+    pub shard: Option<rulebook::results::Shard>,
+    /// Write every game's record (index, seed, winners, scores, length, ...) and the run's
+    /// configuration to this results file, for `rulebook merge`.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
 
 /// `rulebook new`
 #[derive(Args, Debug)]
@@ -232,6 +277,8 @@ pub struct SimulateArgs {
     /// Worker threads (the result is the same for any number).
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
+    #[command(flatten)]
+    pub shards: ShardArgs,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -264,6 +311,8 @@ pub struct BalanceArgs {
     /// Worker threads (the result is the same for any number).
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
+    #[command(flatten)]
+    pub shards: ShardArgs,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     pub json: bool,
@@ -318,6 +367,8 @@ pub struct SweepArgs {
     /// Worker threads (the result is the same for any number).
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
+    #[command(flatten)]
+    pub shards: ShardArgs,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -1,4 +1,4 @@
-//! The `rulebook` command line: list, play, simulate and validate games.
+//! The `rulebook` command line: list, play, simulate (in shards too, merged) and validate games.
 
 mod balance;
 mod cli;
@@ -10,6 +10,7 @@ mod play;
 mod render;
 mod replay;
 mod report;
+mod shards;
 mod simulate;
 mod sweep;
 mod test;
@@ -125,6 +126,7 @@ fn run(cli: &cli::Cli) -> ExitCode {
         cli::Command::Balance(a) => balance::run(cli, a),
         cli::Command::Sweep(a) => sweep::run(cli, a),
         cli::Command::Tune(a) => tune::run(cli, a),
+        cli::Command::Merge(a) => shards::merge(a),
         cli::Command::Play(a) => play::run(cli, a),
         cli::Command::Validate(a) => validate::run(cli, a),
         cli::Command::Test(a) => test::run(cli, a),

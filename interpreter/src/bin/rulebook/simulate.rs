@@ -2,34 +2,39 @@
 
 use crate::cli::{Cli, SimulateArgs};
 use crate::locate::load;
+use crate::shards::{config, finish, report_flag, series, to_value, Outputs, Played};
 use indicatif::{ProgressBar, ProgressStyle};
 use rulebook::bot::BotTable;
+use rulebook::results::Results;
 use rulebook::scenario::{transcript, Setup};
-use rulebook::sim::{run as run_games, summarize, SimConfig, Summary};
+use rulebook::sim::{run as run_games, summarize, GameRecord, Series, SimConfig, Summary};
+use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// What a simulation's results file holds besides the players, the games and the records.
+#[derive(Serialize, Deserialize)]
+struct Config {
+    /// The game.
+    game: Played,
+    /// Series seed.
+    seed: u64,
+    /// The bots, as `--bot` names them.
+    bots: String,
+}
+
 pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     let bots = args.bots.table()?;
+    let shard = args.shards.shard(report_flag(args.json, false))?;
     let game = load(cli, &args.game)?;
     crate::locate::check_table(&game, args.players, &bots)?;
-    let r = &game.rules;
+    let range = shard.games(args.games);
     let cfg = SimConfig {
         keep_moves: args.record.is_some(),
-        ..SimConfig::new(args.players, args.games, args.seed, bots.clone(), args.jobs)
+        first: range.start,
+        ..SimConfig::new(args.players, range.end - range.start, args.seed, bots.clone(), args.jobs)
     };
-    let bar = if std::io::stderr().is_terminal() {
-        let b = ProgressBar::new(args.games);
-        b.set_style(
-            ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} games ({per_sec}, eta {eta})")
-                .map_err(|e| e.to_string())?
-                .progress_chars("=> "),
-        );
-        b.set_message(r.name.clone());
-        b
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress(cfg.games, &game.rules.name)?;
     if args.profile {
         game.scripts.start_profile();
     }
@@ -54,33 +59,73 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     })?;
     let elapsed = started.elapsed();
     if args.profile {
-        let total = elapsed.as_secs_f64().max(1e-9);
-        eprintln!("{:<32} {:>10} {:>10} {:>7} {:>9}", "script function", "calls", "time (ms)", "% run", "µs/call");
-        for (name, calls, time) in game.scripts.profile() {
-            let ms = time.as_secs_f64() * 1000.0;
-            eprintln!(
-                "{name:<32} {calls:>10} {ms:>10.1} {:>6.1}% {:>9.1}",
-                ms / 10.0 / total,
-                ms * 1000.0 / calls.max(1) as f64
-            );
-        }
+        print_profile(&game, elapsed);
     }
     if let Some(dir) = &args.record {
         record(&game, args, &records, dir)?;
     }
-    let summary = summarize(&game, &cfg, &records);
-    if args.json {
-        println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
-    } else {
-        print_table(&summary, &game.rules);
+    let played = records.len();
+    let config = Config { game: Played::of(&game, &args.game, args.players), seed: args.seed, bots: bots.to_string() };
+    let mut results = Results::new("simulate", args.players, args.games, to_value(&config)?, shard);
+    results.series = vec![records];
+    let code = finish(&results, args.shards.out.as_deref(), |r| report(r, &Outputs { json: args.json, html: None }))?;
+    if !args.json {
         eprintln!(
-            "{} games in {:.2}s ({:.0} games/s)",
-            records.len(),
+            "{played} games in {:.2}s ({:.0} games/s)",
             elapsed.as_secs_f64(),
-            records.len() as f64 / elapsed.as_secs_f64().max(1e-9)
+            played as f64 / elapsed.as_secs_f64().max(1e-9)
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
+}
+
+/// The summary of a simulation's results (played here or merged from shards), as a table or JSON.
+pub fn report(results: &Results, outputs: &Outputs) -> Result<(), String> {
+    let c: Config = config(results)?;
+    let [records] = series(results, 1)? else { return Err("results of `simulate` hold one series".into()) };
+    let about = Series {
+        game: c.game.name.clone(),
+        variants: c.game.applied.clone(),
+        players: results.players,
+        seed: c.seed,
+        bot: c.bots,
+    };
+    let summary = summarize(&about, records);
+    if outputs.json {
+        println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
+    } else {
+        print_table(&summary, &c.game);
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr when it is a terminal.
+fn progress(len: u64, name: &str) -> Result<ProgressBar, String> {
+    if !std::io::stderr().is_terminal() {
+        return Ok(ProgressBar::hidden());
+    }
+    let b = ProgressBar::new(len);
+    b.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} games ({per_sec}, eta {eta})")
+            .map_err(|e| e.to_string())?
+            .progress_chars("=> "),
+    );
+    b.set_message(name.to_string());
+    Ok(b)
+}
+
+/// Where script time went (`--profile`), on stderr.
+fn print_profile(game: &rulebook::Game, elapsed: std::time::Duration) {
+    let total = elapsed.as_secs_f64().max(1e-9);
+    eprintln!("{:<32} {:>10} {:>10} {:>7} {:>9}", "script function", "calls", "time (ms)", "% run", "µs/call");
+    for (name, calls, time) in game.scripts.profile() {
+        let ms = time.as_secs_f64() * 1000.0;
+        eprintln!(
+            "{name:<32} {calls:>10} {ms:>10.1} {:>6.1}% {:>9.1}",
+            ms / 10.0 / total,
+            ms * 1000.0 / calls.max(1) as f64
+        );
+    }
 }
 
 /// The `--bot` flags that make this table of bots again.
@@ -90,15 +135,15 @@ fn bot_flags(bots: &BotTable) -> String {
     out
 }
 
-fn print_table(s: &Summary, r: &rulebook::rules::Rules) {
+fn print_table(s: &Summary, game: &Played) {
     let variants = if s.variants.is_empty() { String::new() } else { format!(" [{}]", s.variants.join(", ")) };
-    println!("{}{} — {} games, {} players, seed {}, bot {}", r.title, variants, s.games, s.players, s.seed, s.bot);
+    println!("{}{} — {} games, {} players, seed {}, bot {}", game.title, variants, s.games, s.players, s.seed, s.bot);
     println!("{:<8} {:>8} {:>8} {:>12}", "seat", "wins", "rate", "mean score");
     for p in 0..s.players {
         let score = s.mean_score_by_seat.get(p).map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into());
         println!(
             "{:<8} {:>8} {:>7.1}% {:>12}",
-            r.seat_name(p),
+            game.seats.get(p).cloned().unwrap_or_else(|| format!("P{}", p + 1)),
             s.wins_by_seat[p],
             s.win_rate_by_seat[p] * 100.0,
             score
@@ -118,7 +163,7 @@ fn print_table(s: &Summary, r: &rulebook::rules::Rules) {
 fn record(
     game: &rulebook::Game,
     args: &SimulateArgs,
-    records: &[rulebook::sim::GameRecord],
+    records: &[GameRecord],
     dir: &std::path::Path,
 ) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;

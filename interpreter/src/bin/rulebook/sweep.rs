@@ -3,12 +3,32 @@
 
 use crate::cli::{Cli, GameArgs, SweepArgs};
 use crate::locate::load;
+use crate::shards::{config, finish, report_flag, series, to_value, Outputs, Played};
 use rulebook::balance::{show_reading, Side, SideMeasure};
+use rulebook::results::Results;
 use rulebook::sim::{run as run_games, SimConfig};
+use serde::{Deserialize, Serialize};
 use std::process::ExitCode;
 
 /// Most values one sweep plays.
 const MAX_VALUES: usize = 200;
+
+/// What a sweep's results file holds besides the players, the games and the records.
+#[derive(Serialize, Deserialize)]
+struct Config {
+    /// The game (loaded with the first value; the title is the game's as it comes).
+    game: Played,
+    /// The swept parameter.
+    parameter: String,
+    /// Its values, one series of games each.
+    values: Vec<String>,
+    /// `--measure` as given (none: the default set).
+    measures: Vec<String>,
+    /// Series seed.
+    seed: u64,
+    /// The bots, as `--bot` names them.
+    bots: String,
+}
 
 pub fn run(cli: &Cli, args: &SweepArgs) -> Result<ExitCode, String> {
     let (key, values) = swept(&args.game.options)?;
@@ -16,9 +36,12 @@ pub fn run(cli: &Cli, args: &SweepArgs) -> Result<ExitCode, String> {
         return Err("--games 0: nothing to measure; play at least one game per value".into());
     }
     let bots = args.bots.table()?;
-    let measures = asked_measures(&args.measure, args.players)?;
+    asked_measures(&args.measure, args.players)?;
+    let shard = args.shards.shard(report_flag(args.json, args.html.is_some()))?;
+    let range = shard.games(args.games);
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let mut points = Vec::new();
+    let mut all = Vec::new();
+    let mut played = None;
     for v in &values {
         let mut config =
             GameArgs { game: args.game.game.clone(), variants: args.game.variants.clone(), options: Vec::new() };
@@ -30,42 +53,77 @@ pub fn run(cli: &Cli, args: &SweepArgs) -> Result<ExitCode, String> {
             .collect();
         let game = load(cli, &config).map_err(|e| format!("{key}={v}: {e}"))?;
         crate::locate::check_table(&game, args.players, &bots)?;
-        let cfg = SimConfig::new(args.players, args.games, args.seed, bots.clone(), args.jobs);
+        played.get_or_insert_with(|| Played::of(&game, &args.game, args.players));
+        let cfg = SimConfig {
+            first: range.start,
+            ..SimConfig::new(args.players, range.end - range.start, args.seed, bots.clone(), args.jobs)
+        };
         if tty {
             eprint!("\r{key}={v} ...");
         }
-        let records = run_games(&game, &cfg, &|| {}).map_err(|f| format!("{key}={v}: {f}"))?;
-        points.push((v.clone(), Side::measure(&format!("--option {key}={v}"), args.players, &records)));
+        all.push(run_games(&game, &cfg, &|| {}).map_err(|f| format!("{key}={v}: {f}"))?);
     }
     if tty {
         eprint!("\r{}\r", " ".repeat(40));
     }
-    let measures = available(measures, !args.measure.is_empty(), &points)?;
-    let title = load(cli, &GameArgs { game: args.game.game.clone(), variants: Vec::new(), options: Vec::new() })?
+    let mut game = played.ok_or("sweep needs at least one value")?;
+    game.title = load(cli, &GameArgs { game: args.game.game.clone(), variants: Vec::new(), options: Vec::new() })?
         .rules
         .title
         .clone();
-    if let Some(path) = &args.html {
-        let page = rulebook::balance_html::sweep_page(&key, &points, &measures, &title)?;
+    let config = Config {
+        game,
+        parameter: key,
+        values,
+        measures: args.measure.clone(),
+        seed: args.seed,
+        bots: bots.to_string(),
+    };
+    let mut results = Results::new("sweep", args.players, args.games, to_value(&config)?, shard);
+    results.series = all;
+    let outputs = Outputs { json: args.json, html: args.html.as_deref() };
+    finish(&results, args.shards.out.as_deref(), |r| report(r, &outputs))
+}
+
+/// The measures of a sweep's results (played here or merged from shards) against its
+/// parameter: the table or JSON, and the HTML page if asked.
+pub fn report(results: &Results, outputs: &Outputs) -> Result<(), String> {
+    let c: Config = config(results)?;
+    let all = series(results, c.values.len())?;
+    let players = results.players;
+    let key = &c.parameter;
+    let points: Vec<(String, Side)> = c
+        .values
+        .iter()
+        .zip(all)
+        .map(|(v, records)| (v.clone(), Side::measure(&format!("--option {key}={v}"), players, records)))
+        .collect();
+    let measures = available(asked_measures(&c.measures, players)?, !c.measures.is_empty(), &points)?;
+    if let Some(path) = outputs.html {
+        let page = rulebook::balance_html::sweep_page(key, &points, &measures, &c.game.title)?;
         std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         eprintln!("report written to {}", path.display());
     }
-    if args.json {
+    if outputs.json {
         let json = serde_json::json!({
-            "game": args.game.game,
-            "players": args.players,
-            "games": args.games,
-            "seed": args.seed,
-            "bots": bots.to_string(),
+            "game": c.game.game,
+            "players": players,
+            "games": results.games,
+            "seed": c.seed,
+            "bots": c.bots,
             "parameter": key,
             "measures": measures.iter().map(SideMeasure::name).collect::<Vec<_>>(),
             "points": points.iter().map(|(v, s)| serde_json::json!({ "value": v, "measures": s })).collect::<Vec<_>>(),
         });
         println!("{json}");
     } else {
-        print!("{}", table(&key, &points, &measures, args, &title, &bots.to_string())?);
+        let head = format!(
+            "{}, {players} players, {} games per value, seed {}, bots: {}\n",
+            c.game.title, results.games, c.seed, c.bots
+        );
+        print!("{}", table(&head, key, &points, &measures)?);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The swept parameter and its values: the one `--option` written `KEY=A..B`, `KEY=A..B:STEP`
@@ -103,6 +161,9 @@ pub fn values(key: &str, spec: &str) -> Result<Vec<String>, String> {
     } else {
         spec.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect()
     };
+    if values.is_empty() {
+        return Err(format!("--option {key}={spec}: no values to sweep"));
+    }
     if values.len() > MAX_VALUES {
         return Err(format!("--option {key}: {} values, more than {MAX_VALUES}", values.len()));
     }
@@ -138,18 +199,9 @@ fn available(
     Ok(measures)
 }
 
-fn table(
-    key: &str,
-    points: &[(String, Side)],
-    measures: &[SideMeasure],
-    args: &SweepArgs,
-    title: &str,
-    bots: &str,
-) -> Result<String, String> {
-    let mut out = format!(
-        "{title}, {} players, {} games per value, seed {}, bots: {bots}\n",
-        args.players, args.games, args.seed
-    );
+/// The table: `head`, then a row per value.
+fn table(head: &str, key: &str, points: &[(String, Side)], measures: &[SideMeasure]) -> Result<String, String> {
+    let mut out = head.to_string();
     let width = |m: &SideMeasure| m.name().chars().count().max(24);
     out.push_str(&format!("{key:<10}"));
     for m in measures {
