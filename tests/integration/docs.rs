@@ -311,7 +311,7 @@ fn rulebook_calls(text: &str) -> Vec<(String, Vec<String>)> {
 fn the_command_lines_in_the_readme_and_the_distributed_recipes_use_only_flags_the_commands_take() {
     let mut helps = std::collections::HashMap::new();
     let mut checked = 0;
-    for doc in ["README.md", "docs/DISTRIBUTED.md"] {
+    for doc in ["README.md", "interpreter/docs/DISTRIBUTED.md"] {
         for (command, flags) in rulebook_calls(&read(doc)) {
             let help = helps.entry(command.clone()).or_insert_with(|| {
                 let o = std::process::Command::new(env!("CARGO_BIN_EXE_rulebook"))
@@ -328,15 +328,21 @@ fn the_command_lines_in_the_readme_and_the_distributed_recipes_use_only_flags_th
         }
     }
     assert!(checked > 60, "only {checked} flags found: is the parsing right?");
-    let recipes = read("docs/DISTRIBUTED.md");
+    let recipes = read("interpreter/docs/DISTRIBUTED.md");
     let calls = rulebook_calls(&recipes);
     for command in ["simulate", "balance", "sweep", "merge"] {
-        assert!(calls.iter().any(|(c, _)| c == command), "docs/DISTRIBUTED.md shows no `rulebook {command}`");
+        assert!(
+            calls.iter().any(|(c, _)| c == command),
+            "interpreter/docs/DISTRIBUTED.md shows no `rulebook {command}`"
+        );
     }
     for variable in ["$SLURM_ARRAY_TASK_ID", "$JOB_COMPLETION_INDEX", "parallel"] {
-        assert!(recipes.contains(variable), "docs/DISTRIBUTED.md has no recipe with {variable}");
+        assert!(recipes.contains(variable), "interpreter/docs/DISTRIBUTED.md has no recipe with {variable}");
     }
-    assert!(read("README.md").contains("(docs/DISTRIBUTED.md)"), "the README links docs/DISTRIBUTED.md");
+    assert!(
+        read("README.md").contains("(interpreter/docs/DISTRIBUTED.md)"),
+        "the README links interpreter/docs/DISTRIBUTED.md"
+    );
     let heading = "## One machine: GNU parallel";
     assert!(recipes.contains(heading) && read(".ci/run").contains(heading), "CI runs the GNU parallel recipe");
 }

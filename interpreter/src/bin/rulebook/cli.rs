@@ -69,7 +69,8 @@ const COMPLETIONS_HELP: &str = "Examples:\n  \
     rulebook completions fish > ~/.config/fish/completions/rulebook.fish";
 
 /// An example after `rulebook merge --help`.
-const MERGE_HELP: &str = "Example (docs/DISTRIBUTED.md has recipes for GNU parallel, Slurm and Kubernetes):\n  \
+const MERGE_HELP: &str =
+    "Example (interpreter/docs/DISTRIBUTED.md has recipes for GNU parallel, Slurm and Kubernetes):\n  \
     rulebook simulate GAME -p 2 -n 20000 --shard 1/2 --out shards/1.json\n  \
     rulebook simulate GAME -p 2 -n 20000 --shard 2/2 --out shards/2.json\n  \
     rulebook merge shards/*.json --json\n\
