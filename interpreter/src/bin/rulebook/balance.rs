@@ -3,13 +3,11 @@
 use crate::cli::{BalanceArgs, Cli, GameArgs};
 use crate::locate::load;
 use crate::shards::{config, finish, report_flag, series, to_value, Outputs, Played};
-use indicatif::{ProgressBar, ProgressStyle};
 use rulebook::balance::{compare, sequential, Difference, Measure, Report, Side, Spread, Verdict};
 use rulebook::results::Results;
 use rulebook::sim::{run as run_games, GameRecord, SimConfig};
 use rulebook::Game;
 use serde::{Deserialize, Serialize};
-use std::io::IsTerminal;
 use std::ops::Range;
 use std::process::ExitCode;
 
@@ -111,7 +109,7 @@ fn play(
 ) -> Result<[Vec<GameRecord>; 2], String> {
     let bots = args.bots.table()?;
     let seeds = [args.seed, args.vs_seed.unwrap_or(args.seed)];
-    let bar = progress(2 * (range.end - range.start), &games[0].rules.name)?;
+    let bar = crate::simulate::progress(2 * (range.end - range.start), &games[0].rules.name)?;
     let mut records = [Vec::new(), Vec::new()];
     let mut first = range.start;
     while first < range.end {
@@ -162,20 +160,6 @@ pub fn report(results: &Results, outputs: &Outputs) -> Result<(), String> {
         print!("{}", text(&report, &c.a.title));
     }
     Ok(())
-}
-
-fn progress(len: u64, name: &str) -> Result<ProgressBar, String> {
-    if !std::io::stderr().is_terminal() {
-        return Ok(ProgressBar::hidden());
-    }
-    let b = ProgressBar::new(len);
-    b.set_style(
-        ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} games ({per_sec}, eta {eta})")
-            .map_err(|e| e.to_string())?
-            .progress_chars("=> "),
-    );
-    b.set_message(name.to_string());
-    Ok(b)
 }
 
 /// A configuration as the flags that make it (`--variant NAME --option KEY=VALUE`).

@@ -99,8 +99,8 @@ pub fn report(results: &Results, outputs: &Outputs) -> Result<(), String> {
     Ok(())
 }
 
-/// A progress bar on stderr when it is a terminal.
-fn progress(len: u64, name: &str) -> Result<ProgressBar, String> {
+/// A progress bar of games on stderr when it is a terminal (simulate, balance).
+pub(crate) fn progress(len: u64, name: &str) -> Result<ProgressBar, String> {
     if !std::io::stderr().is_terminal() {
         return Ok(ProgressBar::hidden());
     }
