@@ -237,7 +237,7 @@ impl Game {
                 let mut out = Vec::with_capacity(cards.len());
                 for c in cards {
                     if let Some(f) = filter {
-                        let card = card_map(&self.rules, &work.state, c);
+                        let card = card_map(&work.state, c);
                         let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
                         if !keep.as_bool().map_err(|t| {
                             self.returned(&f.name, format!("a filter must return true or false, returned {t}"))
@@ -367,7 +367,7 @@ impl Game {
             let id = ids.join("+");
             let keep = match &spec.valid {
                 Some(f) => {
-                    let list: rhai::Array = cards.iter().map(|i| card_map(&self.rules, &work.state, *i)).collect();
+                    let list: rhai::Array = cards.iter().map(|i| card_map(&work.state, *i)).collect();
                     let ok =
                         self.call(work, f, vec![Dynamic::from_int(player as i64), Dynamic::from_array(list)], ctx)?;
                     ok.as_bool().map_err(|t| {
@@ -545,12 +545,12 @@ impl Game {
     /// The value a script receives for an option.
     pub(crate) fn choice_value(&self, st: &State, decision: usize, c: &Choice) -> Dynamic {
         match c {
-            Choice::Component(i) | Choice::Add(i) => card_map(&self.rules, st, *i),
+            Choice::Component(i) | Choice::Add(i) => card_map(st, *i),
             Choice::Subset { id, cards } => {
                 let mut m = rhai::Map::new();
                 m.insert("id".into(), id.clone().into());
                 m.insert("label".into(), self.choice_label(st, decision, c).into());
-                let list: rhai::Array = cards.iter().map(|i| card_map(&self.rules, st, *i)).collect();
+                let list: rhai::Array = cards.iter().map(|i| card_map(st, *i)).collect();
                 m.insert("cards".into(), Dynamic::from_array(list));
                 Dynamic::from_map(m)
             }

@@ -28,6 +28,21 @@ pub struct Component {
     /// The label, filled in once from the type's template (views and logs read it often).
     #[serde(skip)]
     label: String,
+    /// The id, type name and properties as script values, made once (a script reading
+    /// `c.suit` gets a shared copy instead of a new string each time).
+    #[serde(skip)]
+    script: Arc<ScriptValues>,
+}
+
+/// A component's fields as script values, in the order of its properties.
+#[derive(Debug, Default)]
+pub struct ScriptValues {
+    /// `c.id`.
+    pub id: rhai::Dynamic,
+    /// `c.kind`: the type's name.
+    pub kind: rhai::Dynamic,
+    /// `c.PROP`, by the property's index in [`Component::props`].
+    pub props: Vec<rhai::Dynamic>,
 }
 
 impl Component {
@@ -36,9 +51,24 @@ impl Component {
         if let Some(first) = rules.component_types[kind].faces.as_ref().and_then(|f| f.first()) {
             props.entry("face".to_string()).or_insert_with(|| first.clone());
         }
-        let mut c = Component { id, kind, props: Arc::new(props), label: String::new() };
-        c.label = c.fill_label(rules);
+        let mut c = Component { id, kind, props: Arc::new(props), label: String::new(), script: Arc::default() };
+        c.refresh(rules);
         c
+    }
+
+    /// Fills in the label and the script values from the properties.
+    fn refresh(&mut self, rules: &Rules) {
+        self.label = self.fill_label(rules);
+        self.script = Arc::new(ScriptValues {
+            id: self.id.clone().into(),
+            kind: rules.component_types[self.kind].name.clone().into(),
+            props: self.props.values().map(Value::to_dynamic).collect(),
+        });
+    }
+
+    /// The component's fields as script values.
+    pub fn script_values(&self) -> &ScriptValues {
+        &self.script
     }
 
     fn fill_label(&self, rules: &Rules) -> String {
@@ -56,7 +86,7 @@ impl Component {
     /// Sets one property (the label follows it).
     pub fn set_prop(&mut self, rules: &Rules, key: &str, value: Value) {
         Arc::make_mut(&mut self.props).insert(key.to_string(), value);
-        self.label = self.fill_label(rules);
+        self.refresh(rules);
     }
 }
 

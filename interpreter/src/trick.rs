@@ -202,7 +202,7 @@ impl Game {
             .map(|(p, c)| {
                 let mut m = rhai::Map::new();
                 m.insert("player".into(), Dynamic::from_int(*p as i64));
-                m.insert("card".into(), card_map(&self.rules, st, *c));
+                m.insert("card".into(), card_map(st, *c));
                 Dynamic::from_map(m)
             })
             .collect();
@@ -215,7 +215,7 @@ impl Game {
         let mut m = rhai::Map::new();
         m.insert("winner".into(), Dynamic::from_int(winner as i64));
         m.insert("index".into(), Dynamic::from_int(index as i64));
-        m.insert("card".into(), card_map(&self.rules, st, card));
+        m.insert("card".into(), card_map(st, card));
         m.insert("plays".into(), self.plays_value(st, plays));
         let led = t.suit.as_ref().and_then(|s| st.components.list[plays[0].1 as usize].props.get(s).cloned());
         m.insert("led".into(), led.unwrap_or(Value::Unit).to_dynamic());

@@ -3,9 +3,7 @@
 //! (a handle, an id or a map with an `id`).
 
 use super::reg;
-use crate::rules::Rules;
 use crate::state::{Component, Components, State};
-use crate::value::Value;
 use rhai::{Dynamic, Engine, Map};
 use std::sync::Arc;
 
@@ -15,7 +13,6 @@ use std::sync::Arc;
 pub struct ComponentHandle {
     idx: u32,
     components: Arc<Components>,
-    rules: Arc<Rules>,
 }
 
 impl ComponentHandle {
@@ -30,18 +27,19 @@ impl ComponentHandle {
 
     fn get(&self, key: &str) -> Dynamic {
         let c = self.component();
+        let values = c.script_values();
         match key {
-            "id" => c.id.clone().into(),
-            "kind" => self.rules.component_types[c.kind].name.clone().into(),
+            "id" => values.id.clone(),
+            "kind" => values.kind.clone(),
             "label" => c.label().into(),
-            _ => c.props.get(key).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT),
+            _ => c.props.get_index_of(key).map_or(Dynamic::UNIT, |i| values.props[i].clone()),
         }
     }
 }
 
 /// The script value for a component.
-pub fn card_map(rules: &Arc<Rules>, st: &State, idx: u32) -> Dynamic {
-    Dynamic::from(ComponentHandle { idx, components: st.components.clone(), rules: rules.clone() })
+pub fn card_map(st: &State, idx: u32) -> Dynamic {
+    Dynamic::from(ComponentHandle { idx, components: st.components.clone() })
 }
 
 /// The component a script value is, if it is a component handle.
@@ -105,8 +103,9 @@ pub(super) fn register(engine: &mut Engine) {
         &["component: Component", "Map"],
         |c: &mut ComponentHandle| {
             let mut m = Map::new();
-            for (k, v) in c.component().props.iter() {
-                m.insert(k.as_str().into(), v.to_dynamic());
+            let values = c.component().script_values();
+            for (k, v) in c.component().props.keys().zip(&values.props) {
+                m.insert(k.as_str().into(), v.clone());
             }
             m
         }
@@ -114,8 +113,7 @@ pub(super) fn register(engine: &mut Engine) {
 
     // Direct getters for the handle's own fields (faster than the indexer fallback).
     reg!(engine, "get$id", "The component's id.", &["component: Component", "String"], |c: &mut ComponentHandle| c
-        .id()
-        .to_string());
+        .get("id"));
     reg!(
         engine,
         "get$kind",

@@ -49,7 +49,7 @@ fn move_top(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Opt
             Some(idx) => {
                 w.state.put(r, idx, tz, to_o)?;
                 log_pushed_out(r, w);
-                Ok(card_map(r, &w.state, idx))
+                Ok(card_map(&w.state, idx))
             }
         }
     })
@@ -111,7 +111,7 @@ fn create(h: &mut GameHandle, kind: &str, props: Map, zone: &str, owner: Option<
         }
         let idx = w.state.create(r, k, id, p)?;
         w.state.put(r, idx, z, o)?;
-        Ok(card_map(r, &w.state, idx))
+        Ok(card_map(&w.state, idx))
     })
 }
 

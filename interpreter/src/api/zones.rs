@@ -17,7 +17,7 @@ fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
         if !r.zones[z].ordered {
             ids.sort_unstable();
         }
-        Ok(ids.into_iter().map(|c| card_map(r, &w.state, c)).collect())
+        Ok(ids.into_iter().map(|c| card_map(&w.state, c)).collect())
     })
 }
 
@@ -40,7 +40,7 @@ fn sum(h: &mut GameHandle, zone: &str, owner: Option<i64>, prop: &str) -> Res<i6
 fn top(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Dynamic> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
-        Ok(w.state.zones[z][o].cards.last().map(|c| card_map(r, &w.state, *c)).unwrap_or(Dynamic::UNIT))
+        Ok(w.state.zones[z][o].cards.last().map(|c| card_map(&w.state, *c)).unwrap_or(Dynamic::UNIT))
     })
 }
 
@@ -131,9 +131,9 @@ pub(super) fn register(engine: &mut Engine) {
         "The component with this id.",
         &["game: Game", "id: &str", "Component"],
         |h: &mut GameHandle, id: &str| {
-            h.with(|r, w| {
+            h.with(|_, w| {
                 let idx = w.state.component_index(id)?;
-                Ok(card_map(r, &w.state, idx))
+                Ok(card_map(&w.state, idx))
             })
         }
     );
