@@ -559,6 +559,8 @@ pub struct Rules {
     pub vars: Vec<VarInfo>,
     /// Data tables.
     pub tables: IndexMap<String, Value>,
+    /// The data tables as script values, made on first use (`game.table` hands out copies).
+    pub(crate) script_tables: std::sync::OnceLock<IndexMap<String, rhai::Dynamic>>,
     /// Graphs.
     pub graphs: IndexMap<String, GraphInfo>,
     /// Grids.
@@ -612,6 +614,13 @@ impl Rules {
     /// Seat name for display.
     pub fn seat_name(&self, player: usize) -> String {
         self.seat_names.get(player).cloned().unwrap_or_else(|| format!("P{}", player + 1))
+    }
+
+    /// A data table as a script value (a copy of one made once).
+    pub(crate) fn script_table(&self, name: &str) -> Option<rhai::Dynamic> {
+        let tables =
+            self.script_tables.get_or_init(|| self.tables.iter().map(|(k, v)| (k.clone(), v.to_dynamic())).collect());
+        tables.get(name).cloned()
     }
 
     /// Zone index by name.

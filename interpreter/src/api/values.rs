@@ -80,12 +80,7 @@ pub(super) fn register(engine: &mut Engine) {
         "A data table declared under `[tables]`.",
         &["game: Game", "name: &str", "Dynamic"],
         |h: &mut GameHandle, name: &str| {
-            h.with(|r, _| {
-                r.tables
-                    .get(name)
-                    .map(Value::to_dynamic)
-                    .ok_or_else(|| crate::rules::unknown("table", name, r.tables.keys()))
-            })
+            h.with(|r, _| r.script_table(name).ok_or_else(|| crate::rules::unknown("table", name, r.tables.keys())))
         }
     );
 
