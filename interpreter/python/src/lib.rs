@@ -104,8 +104,7 @@ fn load(
     }
     let loaded = load_game(&folder, &opts);
     let Some(loaded_game) = loaded.game else {
-        let errors: Vec<String> =
-            loaded.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+        let errors: Vec<String> = loaded.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
         return Err(LoadError::new_err(format!(
             "{} could not be loaded ({} error{}):\n{}",
             folder.display(),
