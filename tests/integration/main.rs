@@ -15,6 +15,7 @@ mod hardening;
 mod layers;
 mod oracle;
 mod scenarios;
+mod serve;
 
 use std::path::PathBuf;
 

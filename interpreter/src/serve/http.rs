@@ -5,6 +5,7 @@
 //! | `GET /` | the lobby page |
 //! | `GET /assets/FILE` | the pages' scripts and style |
 //! | `GET /api/games` | the games offered (JSON) |
+//! | `GET /api/bots` | the bots a seat may have, with their options (JSON) |
 //! | `POST /api/tables` | opens a table ([`super::CreateRequest`]) and answers its links ([`super::Created`]) |
 //! | `GET /t/TOKEN` | the table page of a seat's (or the spectators') link |
 //! | `GET /t/TOKEN/view` | that link's current `view` message (JSON) |
@@ -32,6 +33,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/", get(lobby))
         .route("/assets/{file}", get(asset))
         .route("/api/games", get(games))
+        .route("/api/bots", get(bots))
         .route("/api/tables", post(create))
         .route("/t/{token}", get(table_page))
         .route("/t/{token}/view", get(view))
@@ -77,6 +79,14 @@ async fn games(State(server): State<Arc<Server>>) -> Response {
         Ok(list) => json(StatusCode::OK, serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())),
         Err(_) => refuse(StatusCode::INTERNAL_SERVER_ERROR, "cannot list the games"),
     }
+}
+
+async fn bots() -> Response {
+    let list: Vec<serde_json::Value> = crate::bot::BOTS
+        .iter()
+        .map(|b| serde_json::json!({ "name": b.name, "about": b.about, "options": b.options }))
+        .collect();
+    json(StatusCode::OK, serde_json::Value::from(list).to_string())
 }
 
 async fn create(State(server): State<Arc<Server>>, body: Bytes) -> Response {

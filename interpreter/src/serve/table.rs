@@ -219,7 +219,7 @@ fn run(
             }
         }
     }
-    table.finish(&config);
+    table.finish();
 }
 
 /// The thread's side of a table.
@@ -309,6 +309,10 @@ impl<'g> Actor<'g> {
     /// After every change: notes whose options changed, and sends the new view to every
     /// viewer someone is watching.
     fn changed(&mut self) {
+        if self.session.is_over() && self.out.transcript.get().is_none() {
+            // Before any view says the game is over, so its transcript is there to fetch.
+            let _ = self.out.transcript.set(transcript(&self.setup(), &self.session, &self.title()));
+        }
         let version = self.version();
         for (p, seen) in self.options.iter_mut().enumerate() {
             let now = self.session.options(p);
@@ -408,13 +412,16 @@ impl<'g> Actor<'g> {
         }
     }
 
-    /// The end: the transcript, and every viewer's final view left in its feed.
-    fn finish(&mut self, config: &TableConfig) {
-        if self.session.is_over() {
-            let setup = Setup { game: &config.game, variants: &config.variants, options: &config.options };
-            let title = format!("{} played at table {}", self.session.game().rules.title, self.id);
-            let _ = self.out.transcript.set(transcript(&setup, &self.session, &title));
-        }
+    fn setup(&self) -> Setup<'_> {
+        Setup { game: &self.summary.game, variants: &self.summary.variants, options: &self.summary.options }
+    }
+
+    fn title(&self) -> String {
+        format!("{} played at table {}", self.session.game().rules.title, self.id)
+    }
+
+    /// The end: every viewer's final view left in its feed.
+    fn finish(&mut self) {
         for (k, feed) in self.out.feeds.iter().enumerate() {
             let viewer = (k < self.session.players()).then_some(k);
             feed.send_replace(self.message(viewer));

@@ -5,7 +5,8 @@
 //!
 //! Bounded: a message longer than [`MAX_CLIENT_MESSAGE`] is refused (one longer than
 //! [`MAX_FRAME`] closes the connection), and a client sending faster than [`RATE`] messages a
-//! second (with bursts of [`BURST`]) is refused, then disconnected if it keeps on.
+//! second (with bursts of [`BURST`]) is refused, then disconnected if it keeps on. A choice the
+//! table accepts costs nothing (a game bounds those), so only other messages are limited.
 
 use super::protocol::{self, ClientMessage, ErrorCode, MAX_CLIENT_MESSAGE};
 use super::table::{accepted_message, Table};
@@ -20,9 +21,9 @@ use std::time::Instant;
 /// The largest frame or message the connection reads at all (bytes).
 pub const MAX_FRAME: usize = 64 * 1024;
 /// Messages a second a client may send, on average.
-pub const RATE: f64 = 10.0;
+pub const RATE: f64 = 20.0;
 /// Messages a client may send at once.
-pub const BURST: f64 = 20.0;
+pub const BURST: f64 = 60.0;
 /// Refused messages in a row after which the connection is closed.
 const MAX_REFUSED_IN_A_ROW: u32 = 100;
 
@@ -45,6 +46,11 @@ struct Limiter {
 }
 
 impl Limiter {
+    /// Gives back the cost of a message (an accepted choice).
+    fn refund(&mut self) {
+        self.tokens = (self.tokens + 1.0).min(BURST);
+    }
+
     fn allow(&mut self) -> bool {
         let now = Instant::now();
         self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * RATE).min(BURST);
@@ -98,7 +104,10 @@ async fn connection(mut socket: WebSocket, table: Arc<Table>, seat: Option<usize
                     }
                     continue;
                 }
-                let answers = answer(&table, seat, text.as_str()).await;
+                let (answers, accepted) = answer(&table, seat, text.as_str()).await;
+                if accepted {
+                    limiter.refund();
+                }
                 for a in answers {
                     if !send(&mut socket, &a).await {
                         return;
@@ -118,11 +127,11 @@ async fn connection(mut socket: WebSocket, table: Arc<Table>, seat: Option<usize
     }
 }
 
-/// The answers to one message from a client.
-async fn answer(table: &Table, seat: Option<usize>, text: &str) -> Vec<String> {
+/// The answers to one message from a client, and whether it was a choice the table took.
+async fn answer(table: &Table, seat: Option<usize>, text: &str) -> (Vec<String>, bool) {
     if text.len() > MAX_CLIENT_MESSAGE {
         let why = format!("message too long ({} bytes; at most {MAX_CLIENT_MESSAGE})", text.len());
-        return vec![protocol::error(ErrorCode::TooLong, &why)];
+        return (vec![protocol::error(ErrorCode::TooLong, &why)], false);
     }
     let message: ClientMessage = match serde_json::from_str(text) {
         Ok(m) => m,
@@ -130,21 +139,22 @@ async fn answer(table: &Table, seat: Option<usize>, text: &str) -> Vec<String> {
             let why = format!(
                 "not a message this table reads ({e}); send {{\"type\":\"choose\",\"option\":ID,\"version\":N}} or {{\"type\":\"refresh\"}}"
             );
-            return vec![protocol::error(ErrorCode::BadMessage, &why)];
+            return (vec![protocol::error(ErrorCode::BadMessage, &why)], false);
         }
     };
-    match (message, seat) {
+    let answers = match (message, seat) {
         (ClientMessage::Refresh, _) => vec![table.view(seat).await.to_string()],
         (ClientMessage::Choose { .. }, None) => {
             vec![protocol::error(ErrorCode::Spectator, "a spectator's link cannot choose")]
         }
         (ClientMessage::Choose { option, version }, Some(s)) => match table.choose(s, option, version).await {
-            Ok(accepted) => vec![accepted_message(&accepted)],
+            Ok(accepted) => return (vec![accepted_message(&accepted)], true),
             // A stale choice: the view it was made on is followed by the current one.
             Err(r) if r.code == ErrorCode::Stale => {
                 vec![protocol::error(r.code, &r.message), table.view(seat).await.to_string()]
             }
             Err(r) => vec![protocol::error(r.code, &r.message)],
         },
-    }
+    };
+    (answers, false)
 }

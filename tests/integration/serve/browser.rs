@@ -1,0 +1,1 @@
+//! The table page in a real browser (filled in later).
