@@ -54,9 +54,20 @@ pub fn refuse(status: StatusCode, message: &str) -> Response {
     json(status, serde_json::json!({ "error": message }).to_string())
 }
 
+/// What the pages may load and connect to: this server only. A page's address holds its seat's
+/// token, so it is never sent on as a referrer.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; connect-src 'self'; img-src 'self' data:; \
+     style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
 fn html(status: StatusCode, body: &'static str) -> Response {
-    (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], body)
-        .into_response()
+    let headers = [
+        (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    ];
+    (status, headers, body).into_response()
 }
 
 async fn lobby() -> Response {

@@ -80,8 +80,30 @@ pub fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -
     s.write_all(head.as_bytes()).unwrap();
     // A server may refuse before reading a large body: a failed write is its answer.
     let _ = s.write_all(body.as_bytes());
+    // Read the head, then exactly the body its Content-Length announces (some servers keep
+    // the connection open), else up to the end.
     let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
+    let mut buf = [0u8; 16 * 1024];
+    let mut body_at = None;
+    loop {
+        if let Some(at) = body_at {
+            let head = String::from_utf8_lossy(&raw[..at]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|n| n.trim().parse::<usize>().ok());
+            if length.is_some_and(|n| raw.len() >= at + n) {
+                break;
+            }
+        }
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => raw.extend_from_slice(&buf[..n]),
+        }
+        if body_at.is_none() {
+            body_at = raw.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
+        }
+    }
     let text = String::from_utf8_lossy(&raw).to_string();
     let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let status = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);

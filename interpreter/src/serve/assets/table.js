@@ -18,17 +18,22 @@ function el(tag, attrs, ...children) {
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
     else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v === true ? "" : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c !== null && c !== undefined && c !== false) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
   return node;
 }
 
-// A stable hue for a name (component kinds, seats): the same name, the same colour.
+// A stable hue for a name (component kinds): the same name, the same colour.
 function hue(name) {
-  let h = 0;
-  for (const ch of String(name)) h = (h * 31 + ch.codePointAt(0)) % 360;
+  let h = 7;
+  for (const ch of String(name)) h = (h * 131 + ch.codePointAt(0) * 17) % 360;
   return h;
+}
+
+// Seats get hues far apart, in seat order.
+function seatHue(p) {
+  return p === null || p === undefined ? 210 : (200 + p * 137) % 360;
 }
 
 function text(value) {
@@ -89,6 +94,7 @@ function choose(id) {
   if (!current || waiting || !socket || socket.readyState !== WebSocket.OPEN) return;
   waiting = true;
   socket.send(JSON.stringify({ type: "choose", option: id, version: current.version }));
+  render(current);
   document.body.classList.add("waiting");
 }
 
@@ -107,7 +113,7 @@ function render(m) {
   document.title = `${v.game} · ${me === null ? "spectator" : seatName(v, me)}`;
   $("title").textContent = v.game;
   $("who").textContent = me === null ? "spectator (public view)" : `you are ${seatName(v, me)}`;
-  $("who").style.setProperty("--seat", hue(me === null ? "" : seatName(v, me)));
+  $("who").style.setProperty("--seat", seatHue(me));
   $("problem").hidden = !m.problem;
   $("problem").textContent = m.problem || "";
   const options = v.pending && me !== null ? v.pending.options : [];
@@ -173,7 +179,7 @@ function renderScores(v, me) {
       el("thead", {}, el("tr", {}, el("th", {}, ""), perSeat.map((n) => el("th", {}, n)))),
       el("tbody", {}, v.seats.map((name, p) =>
         el("tr", { class: [p === me ? "me" : "", current.includes(p) ? "to-play" : ""].join(" ") },
-          el("th", { style: `--seat:${hue(name)}` }, name),
+          el("th", { style: `--seat:${seatHue(p)}` }, name),
           perSeat.map((n) => {
             const x = values.find((y) => y.name === n && y.owner === p);
             return el("td", {}, x ? show(x) : "–");
@@ -184,9 +190,12 @@ function renderScores(v, me) {
 
 function card(c, playable) {
   const option = playable.get(c.id);
-  const props = Object.entries(c.props || {}).filter(([k, val]) => k !== "owner" && typeof val !== "object" && String(val) !== c.label);
+  // Properties the label does not already say (a card labelled "7" need not add "value 7").
+  const label = String(c.label).toLowerCase();
+  const props = Object.entries(c.props || {}).filter(([k, val]) =>
+    k !== "owner" && typeof val !== "object" && !label.includes(String(val).toLowerCase()));
   const node = el(option ? "button" : "div", {
-    class: `card${option ? " playable" : ""}`,
+    class: `card${option ? " playable" : ""}${String(c.label).length > 14 ? " long" : ""}`,
     style: `--kind:${hue(c.kind)}`,
     title: `${c.id} (${c.kind})${props.length ? "\n" + props.map(([k, val]) => `${k}: ${val}`).join("\n") : ""}`,
     "data-id": c.id,
@@ -233,7 +242,7 @@ function grid(g) {
     return el("div", { class: "zone grid-zone" }, title, el("ul", { class: "cell-list" },
       g.cells.map((c) => el("li", {}, `${c.row}:${c.col} `, c.label || "", " ", c.pieces.map((p) => p.label).join(" ")))));
   }
-  const table = el("div", { class: "grid", style: `grid-template-columns: repeat(${g.cols.length}, minmax(2.6em, 1fr))` });
+  const table = el("div", { class: "grid", style: `grid-template-columns: repeat(${g.cols.length}, minmax(3.2em, 7em))` });
   for (const r of g.rows) {
     for (const c of g.cols) {
       const cell = cells.get(`${r}:${c}`);
@@ -264,7 +273,7 @@ function renderBoard(v, me, playable) {
     if (!zones.length && !grids.length) continue;
     const toPlay = v.pending && v.pending.waiting_for.includes(p);
     const committed = v.pending && v.pending.commit && v.pending.committed.includes(p);
-    sections.push(el("section", { class: `area seat-area${p === me ? " me" : ""}`, style: `--seat:${hue(seatName(v, p))}`, "data-seat": p },
+    sections.push(el("section", { class: `area seat-area${p === me ? " me" : ""}`, style: `--seat:${seatHue(p)}`, "data-seat": p },
       el("h3", {}, p === me ? `${seatName(v, p)} (you)` : seatName(v, p),
         toPlay ? el("span", { class: "badge" }, v.pending.commit ? "choosing" : "to play") : null,
         committed ? el("span", { class: "badge done" }, "has chosen") : null),
