@@ -238,6 +238,35 @@ fn serve_browser_draws_every_bundled_game() {
     let docs = crate::root().join("interpreter/docs/serve");
     let update = std::env::var("RULEBOOK_SCREENSHOTS").is_ok_and(|v| v == "update");
     let page = driver.session(1280, 900);
+    // The lobby: pick a game, make P2 a bot, open the table, get the links.
+    page.open(&format!("http://{}/", server.addr));
+    let started = Instant::now();
+    while page.js("return document.querySelectorAll('#game option').length").as_u64() != Some(games.len() as u64) {
+        assert!(started.elapsed() < Duration::from_secs(20), "the lobby lists no games");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    page.js(
+        "const g = document.getElementById('game'); g.value = [...g.options].find((o) => o.value.length > 0 && !o.disabled).value; \
+         g.dispatchEvent(new Event('change')); \
+         const p = document.getElementById('players'); p.value = p.min; p.dispatchEvent(new Event('input')); \
+         const s = document.querySelectorAll('.seat select')[1]; s.value = 'random'; s.dispatchEvent(new Event('change'));",
+    );
+    std::fs::write(out.join("lobby.png"), page.screenshot()).unwrap();
+    page.click("#open");
+    let started = Instant::now();
+    let links = loop {
+        let l = page.js("return [...document.querySelectorAll('#links li')].map((li) => li.textContent)");
+        if l.as_array().is_some_and(|l| !l.is_empty()) {
+            break l;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "the lobby opened no table");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let links: Vec<&str> = links.as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert!(links[0].starts_with("P1") && links[0].contains("/t/"), "{links:?}");
+    assert!(links.iter().any(|l| l.contains("bot random")), "{links:?}");
+    assert!(links.last().unwrap().starts_with("Spectators") && links.last().unwrap().contains("/t/"), "{links:?}");
+    std::fs::write(out.join("lobby-links.png"), page.screenshot()).unwrap();
     for g in &games {
         let name = g["name"].as_str().unwrap();
         let players = g["min_players"].as_u64().unwrap().max(3).min(g["max_players"].as_u64().unwrap());
