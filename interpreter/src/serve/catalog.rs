@@ -57,6 +57,19 @@ pub struct ParamEntry {
     pub choices: Option<Vec<Value>>,
 }
 
+/// The games in a folder: the names of its sub-folders that hold a `game.toml`, sorted.
+pub fn game_names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().join("game.toml").is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
 /// What a table plays: a game name, its variants and options.
 type Key = (String, Vec<String>, Vec<(String, String)>);
 
@@ -74,15 +87,7 @@ impl Catalog {
 
     /// The folder names of the games, sorted.
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.dir)
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-            .filter(|e| e.path().join("game.toml").is_file())
-            .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .collect();
-        names.sort();
-        names
+        game_names(&self.dir)
     }
 
     /// Every game, as the lobby lists it.
