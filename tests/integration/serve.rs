@@ -395,6 +395,14 @@ fn serve_refuses_bad_table_requests() {
 /// data folder: every acknowledged decision is there, every link works, the game goes on.
 #[test]
 fn serve_survives_sigkill_and_restart() {
+    /// A server process, killed (SIGKILL) when dropped, so a failing test leaves none behind.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
     let data = client::temp_dir("sigkill");
     let start = || {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
@@ -408,9 +416,9 @@ fn serve_survives_sigkill_and_restart() {
         std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
         let addr: std::net::SocketAddr =
             line.split("http://").nth(1).and_then(|r| r.split('/').next()).unwrap().parse().unwrap();
-        (child, addr)
+        (Killed(child), addr)
     };
-    let (mut child, addr) = start();
+    let (child, addr) = start();
     let (status, body) = request(
         addr,
         "POST",
@@ -433,11 +441,10 @@ fn serve_survives_sigkill_and_restart() {
         version = answer["version"].as_u64().unwrap();
     }
     assert_eq!(version, 5);
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(child);
     drop((a, b));
 
-    let (mut child, addr) = start();
+    let (child, addr) = start();
     let mut a = Client::connect(addr, &p1);
     let mut b = Client::connect(addr, &p2);
     let va = a.until("view");
@@ -454,8 +461,7 @@ fn serve_survives_sigkill_and_restart() {
     assert_eq!(status, 200);
     assert!(transcript.lines().filter(|l| l.contains(" chooses ")).count() == 8, "{transcript}");
     replay_ok(&transcript, "sigkill-replay");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    drop(child);
     let _ = std::fs::remove_dir_all(&data);
 }
 
