@@ -37,6 +37,7 @@ pub mod rules;
 pub mod scenario;
 pub mod schema;
 pub mod script;
+pub mod serve;
 pub mod session;
 pub mod sim;
 pub mod state;

@@ -207,6 +207,12 @@ impl<'g> Session<'g> {
         crate::log::redacted_lines(&self.log, viewer)
     }
 
+    /// The log as a spectator may read it: public events, and the public stand-in of
+    /// private ones (unlike `log_for(None)`, which is omniscient).
+    pub fn public_log(&self) -> Vec<String> {
+        self.log.iter().filter_map(|e| e.public_text().map(str::to_string)).collect()
+    }
+
     /// The outcome, once the game is over.
     pub fn outcome(&self) -> Option<&Outcome> {
         self.state.outcome.as_ref()

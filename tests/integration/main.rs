@@ -15,6 +15,7 @@ mod hardening;
 mod layers;
 mod oracle;
 mod scenarios;
+mod serve;
 mod shards;
 
 use std::path::PathBuf;

@@ -60,6 +60,25 @@ pub enum Command {
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     #[command(after_help = COMPLETIONS_HELP)]
     Completions(CompletionsArgs),
+    /// Serve a web table: a lobby opens tables of any game, with a private link per seat,
+    /// bots, and tables kept in SQLite across restarts.
+    Serve(ServeArgs),
+}
+
+/// `rulebook serve`
+#[derive(Args, Debug)]
+#[command(after_help = "Example:\n  \
+    rulebook serve --addr 127.0.0.1:8080 --data rulebook-data\n  \
+    then open http://127.0.0.1:8080/ and share each seat's link with its player.\n\n\
+    The server has no accounts: anyone who can reach the address can open tables, and each\n\
+    link is the key to its seat. Listen on 127.0.0.1 (the default) unless you mean to share it.")]
+pub struct ServeArgs {
+    /// The address to listen on (port 0: any free port, printed on start).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: String,
+    /// The folder of the tables' database (created if missing).
+    #[arg(long, value_name = "DIR", default_value = "rulebook-data")]
+    pub data: PathBuf,
 }
 
 /// How to install the completion script, after `rulebook completions --help`.

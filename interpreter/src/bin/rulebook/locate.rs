@@ -33,15 +33,7 @@ pub fn game_folder(cli: &Cli, game: &str) -> Result<PathBuf, String> {
 
 /// Bundled games: (name, folder), sorted by name.
 pub fn bundled_games(dir: &Path) -> Vec<(String, PathBuf)> {
-    let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.join("game.toml").is_file())
-        .map(|p| (p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), p))
-        .collect();
-    v.sort();
-    v
+    rulebook::serve::catalog::game_names(dir).into_iter().map(|n| (n.clone(), dir.join(n))).collect()
 }
 
 /// Loads the game a command names, printing every diagnostic on failure.

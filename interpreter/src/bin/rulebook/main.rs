@@ -10,6 +10,7 @@ mod play;
 mod render;
 mod replay;
 mod report;
+mod serve;
 mod shards;
 mod simulate;
 mod sweep;
@@ -143,6 +144,7 @@ fn run(cli: &cli::Cli) -> ExitCode {
         }
         cli::Command::New(a) => new::run(a),
         cli::Command::Completions(a) => completions(a),
+        cli::Command::Serve(a) => serve::run(cli, a),
     };
     match result {
         Ok(code) => code,
