@@ -9,7 +9,7 @@ use crate::rules::Rules;
 use crate::script::{GameHandle, Work};
 use crate::state::State;
 use crate::value::Value;
-use rhai::{Array, Dynamic, Engine, EvalAltResult, Map};
+use rhai::{Array, Dynamic, EvalAltResult, Map};
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
 
@@ -311,7 +311,7 @@ fn touches(
 }
 
 /// Registers the grid functions.
-pub fn register(engine: &mut Engine) {
+pub fn register(engine: &mut crate::compiled::Registry) {
     reg!(
         engine,
         "grid_on",

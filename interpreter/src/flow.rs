@@ -393,9 +393,11 @@ impl Game {
     pub(crate) fn derive(&self, st: &State, var: usize, owner: usize) -> Result<Value, PlayError> {
         let info = &self.rules.vars[var];
         let Some(f) = &info.derived else { return Ok(st.vars[var][owner].clone()) };
-        let mut work = Work::new(st.clone(), false);
-        let args = if info.per_player { vec![Dynamic::from_int(owner as i64)] } else { Vec::new() };
-        let v = self.call(&mut work, f, args, &Value::Unit)?;
+        let v = crate::script::transaction(|| {
+            let mut work = Work::new(st.clone(), false);
+            let args = if info.per_player { vec![Dynamic::from_int(owner as i64)] } else { Vec::new() };
+            self.call(&mut work, f, args, &Value::Unit)
+        })?;
         crate::convert::from_dynamic(&v)
             .map_err(|e| PlayError::Rule(format!("derived var `{}`: `{}` returned {e}", info.name, f.name)))
     }
@@ -405,8 +407,11 @@ impl Game {
     /// game declares no such script.
     pub(crate) fn evaluate(&self, st: &State, seat: usize) -> Option<Result<f64, PlayError>> {
         let f = self.rules.evaluate.as_ref()?;
-        let mut work = Work::new(st.clone(), false);
-        let v = match self.call(&mut work, f, vec![Dynamic::from_int(seat as i64)], &Value::Unit) {
+        let result = crate::script::transaction(|| {
+            let mut work = Work::new(st.clone(), false);
+            self.call(&mut work, f, vec![Dynamic::from_int(seat as i64)], &Value::Unit)
+        });
+        let v = match result {
             Ok(v) => v,
             Err(e) => return Some(Err(e)),
         };

@@ -107,7 +107,7 @@ thread_local! {
 /// Rhai's progress callback: every 256 operations, ends the call (with the reason as the
 /// termination token) if its operations plus its engine work exceed the budget, or it keeps,
 /// churns or takes more than its budget.
-fn progress_check(ops: u64) -> Option<Dynamic> {
+pub(crate) fn progress_check(ops: u64) -> Option<Dynamic> {
     if ops & 0xFF != 0 {
         return None;
     }
@@ -137,10 +137,84 @@ fn progress_check(ops: u64) -> Option<Dynamic> {
     Some(Dynamic::from(reason))
 }
 
+/// How script calls run on this thread: inside a transaction they may run compiled; after a
+/// compiled call gave up, the transaction runs again with Rhai only.
+#[derive(Clone, Copy, Default)]
+struct Mode {
+    in_transaction: bool,
+    rhai_only: bool,
+    gave_up: bool,
+}
+
+thread_local! {
+    static MODE: std::cell::Cell<Mode> = const { std::cell::Cell::new(Mode { in_transaction: false, rhai_only: false, gave_up: false }) };
+}
+
+fn transaction_runs_compiled() -> bool {
+    let m = MODE.with(std::cell::Cell::get);
+    m.in_transaction && !m.rhai_only
+}
+
+fn gave_up() {
+    MODE.with(|m| {
+        let mut v = m.get();
+        v.gave_up = true;
+        m.set(v);
+    });
+}
+
+/// Puts the thread's mode back when a transaction ends (also by a panic).
+struct RestoreMode(Mode);
+
+impl Drop for RestoreMode {
+    fn drop(&mut self) {
+        MODE.with(|m| m.set(self.0));
+    }
+}
+
+/// Runs `body`, a transaction: work on a copy of the state that its caller keeps only if it
+/// succeeds, and that `body` makes anew each time it runs. Script calls inside may run
+/// compiled; if one of them gave up (something compiled code does not do exactly as Rhai,
+/// an error included), `body` runs again with Rhai alone and that run is the result, so a
+/// transaction's outcome is always Rhai's. Nested transactions belong to the outer one.
+pub fn transaction<T>(mut body: impl FnMut() -> T) -> T {
+    let outer = MODE.with(std::cell::Cell::get);
+    if outer.in_transaction {
+        return body();
+    }
+    let _restore = RestoreMode(outer);
+    MODE.with(|m| m.set(Mode { in_transaction: true, rhai_only: outer.rhai_only, gave_up: false }));
+    let first = body();
+    if !MODE.with(std::cell::Cell::get).gave_up {
+        return first;
+    }
+    drop(first);
+    MODE.with(|m| m.set(Mode { in_transaction: true, rhai_only: true, gave_up: false }));
+    body()
+}
+
+/// Runs `f` with every script call on this thread interpreted by Rhai (tests compare the
+/// two ways of running scripts with it).
+pub fn rhai_only<T>(f: impl FnOnce() -> T) -> T {
+    let outer = MODE.with(std::cell::Cell::get);
+    let _restore = RestoreMode(outer);
+    MODE.with(|m| m.set(Mode { rhai_only: true, ..outer }));
+    f()
+}
+
 /// A game's compiled scripts.
 pub struct Scripts {
     engine: Engine,
     ast: AST,
+    /// Each file's own AST, in the order added (compiled scripts are made from them).
+    file_asts: Vec<AST>,
+    /// The engine's functions, for compiled scripts to call directly.
+    natives: Arc<crate::compiled::NativeTable>,
+    /// The scripts compiled to closures (made on the first call); `None` inside when
+    /// compiled scripts are off.
+    program: std::sync::OnceLock<Option<crate::compiled::Program>>,
+    /// Whether calls may run compiled (off with `RULEBOOK_SCRIPTS=rhai`).
+    compiled: bool,
     /// The file each function (by name) was last defined in.
     files: std::collections::HashMap<String, std::path::PathBuf>,
     /// Limits in force.
@@ -240,10 +314,15 @@ impl Scripts {
         engine.set_max_strings_interned(0);
         engine.on_print(|s| eprintln!("[script] {s}"));
         engine.on_debug(|s, src, pos| eprintln!("[script debug] {}:{pos}: {s}", src.unwrap_or("?")));
-        crate::api::register(&mut engine);
+        let mut natives = crate::compiled::NativeTable::default();
+        crate::api::register(&mut crate::compiled::Registry { engine: &mut engine, natives: &mut natives });
         let mut scripts = Scripts {
             engine,
             ast: AST::empty(),
+            file_asts: Vec::new(),
+            natives: Arc::new(natives),
+            program: std::sync::OnceLock::new(),
+            compiled: std::env::var("RULEBOOK_SCRIPTS").map_or(true, |v| v != "rhai"),
             files: Default::default(),
             limits: DEFAULT_LIMITS,
             profile: Mutex::new(None),
@@ -261,6 +340,7 @@ impl Scripts {
         self.engine.set_max_array_size(l.max_array_size as usize);
         self.engine.set_max_map_size(l.max_map_size as usize);
         self.limits = l;
+        self.program = std::sync::OnceLock::new();
     }
 
     /// Compiles one file and adds its functions, replacing same-named ones already added.
@@ -278,6 +358,8 @@ impl Scripts {
             self.files.insert(f.name.to_string(), path.to_path_buf());
         }
         self.ast = self.ast.merge(&ast);
+        self.file_asts.push(ast);
+        self.program = std::sync::OnceLock::new();
         Ok(())
     }
 
@@ -325,6 +407,37 @@ impl Scripts {
         self.ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect()
     }
 
+    /// Turns compiled scripts on or off for this game (they are on unless the environment
+    /// says `RULEBOOK_SCRIPTS=rhai`); off, every call is interpreted by Rhai.
+    pub fn set_compiled(&mut self, on: bool) {
+        self.compiled = on;
+    }
+
+    /// The compiled program (compiled on first use).
+    pub fn program(&self) -> Option<&crate::compiled::Program> {
+        self.program
+            .get_or_init(|| {
+                self.compiled.then(|| {
+                    let limits = crate::compiled::Limits {
+                        max_string: self.limits.max_string_size as usize,
+                        max_array: self.limits.max_array_size as usize,
+                        max_map: self.limits.max_map_size as usize,
+                        max_depth: self.limits.max_call_depth as usize,
+                    };
+                    let p = crate::compiled::Program::compile(&self.file_asts, self.natives.clone(), limits);
+                    if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some() {
+                        let (n, left) = p.coverage();
+                        eprintln!("compiled scripts: {n} functions compiled, {} left to Rhai", left.len());
+                        for (f, why) in left {
+                            eprintln!("  {f}: {why}");
+                        }
+                    }
+                    p
+                })
+            })
+            .as_ref()
+    }
+
     /// Calls a script function with `game` first, then `args`, then `ctx` if the function
     /// takes it. Returns the work (changed or not) and the result.
     pub fn call(
@@ -362,7 +475,21 @@ impl Scripts {
             at: std::time::Instant::now(),
         };
         let outer = CALL.with(|c| c.replace(Some(call)));
-        let result = self.engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &self.ast, &f.name, all);
+        let compiled = if transaction_runs_compiled() {
+            self.program().and_then(|p| p.entry(&f.name, all.len()).map(|i| (p, i)))
+        } else {
+            None
+        };
+        let result = match compiled {
+            Some((program, idx)) => program.run(&self.engine, idx, all).ok_or_else(|| {
+                gave_up();
+                Box::new(EvalAltResult::ErrorRuntime(
+                    Dynamic::from("a compiled script gave up; Rhai runs the transaction again".to_string()),
+                    rhai::Position::NONE,
+                ))
+            }),
+            None => self.engine.call_fn_with_options::<Dynamic>(options, &mut Scope::new(), &self.ast, &f.name, all),
+        };
         CALL.with(|c| c.set(outer));
         if let Some(t) = started {
             if let Ok(mut p) = self.profile.lock() {

@@ -116,17 +116,26 @@ impl<'g> Session<'g> {
                 r.title, c.check
             )));
         }
-        let mut work = Work::new(game.initial_state(players, seed)?, logging);
-        work.state.forced_draws = draws.iter().rev().copied().collect();
-        let mut knowledge = track.then(|| Box::new(Knowledge::new(r, &work.state)));
-        if track {
-            work.state.trace = Some(Vec::new());
-        }
-        work.state.stack.push(crate::state::Frame::Phase { phase: r.start, step: 0, pos: 0, pass: 0, begun: false });
-        if let Some(setup) = &r.setup {
-            let _ = game.call(&mut work, setup, vec![], &crate::value::Value::Unit)?;
-        }
-        game.advance(&mut work)?;
+        let (work, mut knowledge) = crate::script::transaction(|| -> Result<_, PlayError> {
+            let mut work = Work::new(game.initial_state(players, seed)?, logging);
+            work.state.forced_draws = draws.iter().rev().copied().collect();
+            let knowledge = track.then(|| Box::new(Knowledge::new(r, &work.state)));
+            if track {
+                work.state.trace = Some(Vec::new());
+            }
+            work.state.stack.push(crate::state::Frame::Phase {
+                phase: r.start,
+                step: 0,
+                pos: 0,
+                pass: 0,
+                begun: false,
+            });
+            if let Some(setup) = &r.setup {
+                let _ = game.call(&mut work, setup, vec![], &crate::value::Value::Unit)?;
+            }
+            game.advance(&mut work)?;
+            Ok((work, knowledge))
+        })?;
         let mut state = work.state;
         if let (Some(k), Some(moves)) = (knowledge.as_mut(), state.trace.take()) {
             k.absorb(r, &state, &moves);
@@ -501,14 +510,18 @@ impl<'g> Session<'g> {
         // copied) and keep it only if everything succeeds.
         let mut pending = self.state.pending.take().expect("checked");
         pending.chosen[slot] = Some(index);
-        let mut work = Work::new(self.working_copy(), self.logging);
-        if self.knowledge.is_some() {
-            work.state.trace = Some(Vec::new());
-        }
-        work.events = events;
-        work.state.steps = 0;
-        work.state.seat_answered(player);
-        let result = game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work));
+        let (logging, tracking) = (self.logging, self.knowledge.is_some());
+        let (mut work, result) = crate::script::transaction(|| {
+            let mut work = Work::new(self.working_copy(), logging);
+            if tracking {
+                work.state.trace = Some(Vec::new());
+            }
+            work.events = events.clone();
+            work.state.steps = 0;
+            work.state.seat_answered(player);
+            let result = game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work));
+            (work, result)
+        });
         if let Err(e) = result {
             pending.chosen[slot] = None;
             self.state.pending = Some(pending);
@@ -553,9 +566,12 @@ impl Session<'_> {
         let (decision, ctx) = (pending.decision, pending.ctx.clone());
         let mut building = pending.building.get(slot).cloned().unwrap_or_default();
         building.push(card);
-        let mut work = Work::new(self.state.clone(), self.logging);
-        work.state.steps = 0;
-        let options = game.options_building(&mut work, decision, player, &ctx, &building)?;
+        let (work, options) = crate::script::transaction(|| -> Result<_, PlayError> {
+            let mut work = Work::new(self.state.clone(), self.logging);
+            work.state.steps = 0;
+            let options = game.options_building(&mut work, decision, player, &ctx, &building)?;
+            Ok((work, options))
+        })?;
         let mut state = work.state;
         state.seat_answered(player);
         let p = state.pending.as_mut().expect("still pending");

@@ -4,7 +4,7 @@
 
 use super::reg;
 use crate::state::{Component, Components, State};
-use rhai::{Dynamic, Engine, Map};
+use rhai::{Dynamic, Map};
 use std::sync::Arc;
 
 /// A component as scripts see it: a light handle. `c.id`, `c.kind`, `c.label` and `c.PROP`
@@ -64,7 +64,7 @@ pub(crate) fn card_arg(st: &State, d: &Dynamic) -> Result<u32, String> {
 }
 
 /// Registers the `Component` type's indexer, comparisons, texts, `props` and getters.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut crate::compiled::Registry) {
     reg!(
         engine,
         "index$get$",

@@ -3,10 +3,10 @@
 
 use super::reg;
 use crate::script::GameHandle;
-use rhai::{Array, Engine};
+use rhai::Array;
 
 /// Registers `nodes`, `node`, `edges`, `edge`, `edges_at`, `other_end` and `distance`.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Graphs (static: nodes and edges as maps with their properties).
     reg!(
         engine,

@@ -4,7 +4,7 @@
 use super::{card_arg, event, player, reg, Res};
 use crate::log::{Event, EventKind};
 use crate::script::{GameHandle, Work};
-use rhai::{Array, Engine};
+use rhai::Array;
 
 /// The longest line a script may add to the log.
 pub const MAX_LOG_LINE: usize = 64 << 10;
@@ -51,7 +51,7 @@ fn show(h: &mut GameHandle, list: Array, caption: &str) -> Res<()> {
 }
 
 /// Registers `logging`, `log`, `log_to`, `log_reveal`, `show` and `clear_shown`.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut crate::compiled::Registry) {
     reg!(
         engine,
         "get$logging",

@@ -31,7 +31,7 @@ use crate::log::Event;
 use crate::rules::Rules;
 use crate::script::{GameHandle, Work};
 use crate::state::State;
-use rhai::{Array, Engine, EvalAltResult};
+use rhai::{Array, EvalAltResult};
 
 pub(crate) use component::{card_arg, component_index};
 pub use component::{card_map, ComponentHandle};
@@ -84,18 +84,20 @@ fn players_arg(st: &State, list: &Array) -> Result<Vec<usize>, String> {
 /// engine's metadata, from which `games/SCRIPT_API.md` is generated.
 macro_rules! reg {
     ($engine:expr, $name:expr, $doc:expr, $params:expr, $f:expr) => {{
+        let f = $f;
+        $engine.natives.record($name, f.clone());
         let _ = rhai::FuncRegistration::new($name)
             .with_params_info($params)
             .with_comments([concat!("/// ", $doc)])
-            .register_into_engine($engine, $f);
+            .register_into_engine($engine.engine, f);
     }};
 }
 pub(crate) use reg;
 
 /// Registers the `Game` type and every function scripts may call on it.
-pub fn register(engine: &mut Engine) {
-    engine.register_type_with_name::<GameHandle>("Game");
-    engine.register_type_with_name::<ComponentHandle>("Component");
+pub fn register(engine: &mut crate::compiled::Registry) {
+    engine.engine.register_type_with_name::<GameHandle>("Game");
+    engine.engine.register_type_with_name::<ComponentHandle>("Component");
     component::register(engine);
     players::register(engine);
 

@@ -7,7 +7,7 @@ use crate::log::{Event, EventKind};
 use crate::rules::Rules;
 use crate::script::{GameHandle, Work};
 use crate::value::Value;
-use rhai::{Dynamic, Engine, Map};
+use rhai::{Dynamic, Map};
 
 /// Logs the components a move pushed out of a full zone.
 fn log_pushed_out(r: &Rules, w: &mut Work) {
@@ -117,7 +117,7 @@ fn create(h: &mut GameHandle, kind: &str, props: Map, zone: &str, owner: Option<
 
 /// Registers `move`, `move_to_bottom`, `move_top`, `move_all`, `deal`, `shuffle`, `create` and
 /// `set_prop`.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut crate::compiled::Registry) {
     reg!(
         engine,
         "move",

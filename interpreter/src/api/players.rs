@@ -2,10 +2,10 @@
 
 use super::{player, players_arg, reg};
 use crate::script::GameHandle;
-use rhai::{Array, Dynamic, Engine};
+use rhai::{Array, Dynamic};
 
 /// Registers `players`, `current`, `turn_order` and `seat_name`.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Players and turns.
     reg!(engine, "get$players", "The number of seats.", &["game: Game", "i64"], |h: &mut GameHandle| h
         .with(|_, w| Ok(w.state.players as i64)));

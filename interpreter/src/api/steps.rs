@@ -6,7 +6,7 @@ use crate::rules::Rules;
 use crate::script::{GameHandle, Work};
 use crate::state::Frame;
 use crate::value::Value;
-use rhai::{Array, Dynamic, Engine};
+use rhai::{Array, Dynamic};
 
 fn push(h: &mut GameHandle, f: impl FnOnce(&Rules, &mut Work) -> Result<Frame, String>) -> Res<()> {
     h.with(|r, w| {
@@ -22,7 +22,7 @@ fn ctx_value(w: &mut Work, ctx: &Dynamic) -> Result<Value, String> {
 }
 
 /// Registers `end`, `ask`, `commit`, `run` and `phase`.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Flow.
     reg!(
         engine,

@@ -6,7 +6,7 @@ use super::{event, per_player_index, reg, Res};
 use crate::log::{Event, EventKind};
 use crate::script::GameHandle;
 use crate::value::Value;
-use rhai::{Dynamic, Engine};
+use rhai::Dynamic;
 
 fn track(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<i64> {
     h.with(|r, w| {
@@ -58,7 +58,7 @@ fn set_var(h: &mut GameHandle, name: &str, owner: Option<i64>, value: Dynamic) -
 }
 
 /// Registers `param`, `table`, `random`, the track and the var functions.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Parameters and tables.
     reg!(
         engine,

@@ -5,7 +5,7 @@ use super::{card_arg, card_map, reg, slot, Res};
 use crate::def::Visibility;
 use crate::script::GameHandle;
 use crate::state::NOWHERE;
-use rhai::{Array, Dynamic, Engine, Map};
+use rhai::{Array, Dynamic, Map};
 
 fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
     h.with(|r, w| {
@@ -67,7 +67,7 @@ fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str)
 }
 
 /// Registers `cards`, `count`, `top`, `card`, `zone_of`, `out_of_play` and `set_visibility`.
-pub(super) fn register(engine: &mut Engine) {
+pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Zones and components.
     reg!(
         engine,

@@ -1,0 +1,951 @@
+//! Lowering one script function from Rhai's AST to closures. Anything not handled here makes
+//! the function Rhai's ([`Lower::function`] returns why).
+
+use super::natives::{invoke, NativeTable};
+use super::ops::{self, bail};
+use super::{bailed, call_index, call_pointer, Code, Rt, Stop, R};
+use rhai::{
+    ASTFlags, BinaryExpr, Dynamic, Expr, FnArgsVec, FnCallExpr, FnPtr, ImmutableString, OpAssignment, Stmt, Token, INT,
+};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+/// Why a construct is left to Rhai.
+type U<T> = Result<T, String>;
+
+/// One step of a chain after its root: `[index]`, `.property` or `.method(...)`.
+#[derive(Clone)]
+enum Link {
+    Index,
+    Prop { name: ImmutableString, getter: ImmutableString, setter: ImmutableString },
+    Method { name: ImmutableString, args: usize },
+}
+
+/// What a chain starts from.
+enum Root {
+    Slot(usize),
+    Value(Code),
+}
+
+/// Lowers one function, keeping the names in scope and their slots.
+pub(super) struct Lower<'p> {
+    index: &'p HashMap<String, Vec<(usize, usize)>>,
+    natives: &'p NativeTable,
+    switch_ok: bool,
+    scope: Vec<(ImmutableString, usize)>,
+    slots: usize,
+    callees: Vec<usize>,
+}
+
+impl<'p> Lower<'p> {
+    pub(super) fn new(
+        index: &'p HashMap<String, Vec<(usize, usize)>>,
+        natives: &'p NativeTable,
+        switch_ok: bool,
+    ) -> Self {
+        Lower { index, natives, switch_ok, scope: Vec::new(), slots: 0, callees: Vec::new() }
+    }
+
+    /// Slots a call of the function needs.
+    pub(super) fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The script functions the body calls by name.
+    pub(super) fn callees(&self) -> Vec<usize> {
+        self.callees.clone()
+    }
+
+    /// The whole function: its parameters are slots `0..n`.
+    pub(super) fn function(&mut self, params: &[ImmutableString], body: &[Stmt]) -> U<Code> {
+        self.scope = params.iter().cloned().zip(0..).collect();
+        self.slots = params.len();
+        self.block(body)
+    }
+
+    fn script_fn(&self, name: &str, n: usize) -> Option<usize> {
+        self.index.get(name)?.iter().find(|(a, _)| *a == n).map(|(_, i)| *i)
+    }
+
+    fn declare(&mut self, name: ImmutableString) -> usize {
+        let slot = self.slots;
+        self.slots += 1;
+        self.scope.push((name, slot));
+        slot
+    }
+
+    fn variable(&self, name: &str) -> U<usize> {
+        self.scope
+            .iter()
+            .rev()
+            .find(|(n, _)| n.as_str() == name)
+            .map(|(_, s)| *s)
+            .ok_or_else(|| format!("variable `{name}` is not a local"))
+    }
+
+    fn is_local(&self, name: &str) -> bool {
+        self.scope.iter().any(|(n, _)| n.as_str() == name)
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) -> U<Code> {
+        let mark = self.scope.len();
+        let mut codes = stmts.iter().map(|s| self.stmt(s)).collect::<U<Vec<Code>>>()?;
+        let declared: Vec<usize> = self.scope[mark..].iter().map(|(_, s)| *s).collect();
+        self.scope.truncate(mark);
+        Ok(match codes.len() {
+            0 => Box::new(|_, _| Ok(Dynamic::UNIT)),
+            1 if declared.is_empty() => {
+                let c = codes.pop().expect("one");
+                Box::new(move |s, rt| {
+                    rt.tick()?;
+                    c(s, rt)
+                })
+            }
+            _ => Box::new(move |s, rt| {
+                let mut last = Dynamic::UNIT;
+                for c in &codes {
+                    rt.tick()?;
+                    last = c(s, rt)?;
+                }
+                for &d in &declared {
+                    s[d] = Dynamic::UNIT;
+                }
+                Ok(last)
+            }),
+        })
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) -> U<Code> {
+        match stmt {
+            Stmt::Noop(..) => Ok(Box::new(|_, _| Ok(Dynamic::UNIT))),
+            Stmt::Expr(e) => self.expr(e),
+            Stmt::FnCall(f, ..) => self.call(f),
+            Stmt::Block(b) => self.block(b.statements()),
+            Stmt::Var(x, flags, ..) => {
+                if flags.intersects(ASTFlags::CONSTANT | ASTFlags::EXPORTED) {
+                    return Err("`const`".into());
+                }
+                let value = self.expr(&x.1)?;
+                let slot = self.declare(x.0.name.clone());
+                Ok(Box::new(move |s, rt| {
+                    let v = value(s, rt)?;
+                    s[slot] = v;
+                    Ok(Dynamic::UNIT)
+                }))
+            }
+            Stmt::Assignment(x) => self.assign(&x.0, &x.1),
+            Stmt::If(fc, ..) => {
+                let cond = self.expr(&fc.expr)?;
+                let body = self.block(fc.body.statements())?;
+                let branch = self.block(fc.branch.statements())?;
+                Ok(Box::new(move |s, rt| match cond(s, rt)?.as_bool() {
+                    Ok(true) => body(s, rt),
+                    Ok(false) => branch(s, rt),
+                    Err(_) => bail(),
+                }))
+            }
+            Stmt::While(fc, ..) => {
+                let forever = matches!(fc.expr, Expr::Unit(..) | Expr::BoolConstant(true, ..));
+                let cond = if forever { None } else { Some(self.expr(&fc.expr)?) };
+                let body = self.block(fc.body.statements())?;
+                Ok(Box::new(move |s, rt| loop {
+                    rt.tick()?;
+                    if let Some(c) = &cond {
+                        match c(s, rt)?.as_bool() {
+                            Ok(true) => {}
+                            Ok(false) => return Ok(Dynamic::UNIT),
+                            Err(_) => return bail(),
+                        }
+                    }
+                    match body(s, rt) {
+                        Ok(_) | Err(Stop::Continue) => {}
+                        Err(Stop::Break(v)) => return Ok(v),
+                        Err(e) => return Err(e),
+                    }
+                }))
+            }
+            Stmt::Do(fc, flags, ..) => {
+                let until = flags.contains(ASTFlags::NEGATED);
+                let cond = self.expr(&fc.expr)?;
+                let body = self.block(fc.body.statements())?;
+                Ok(Box::new(move |s, rt| loop {
+                    rt.tick()?;
+                    match body(s, rt) {
+                        Ok(_) | Err(Stop::Continue) => {}
+                        Err(Stop::Break(v)) => return Ok(v),
+                        Err(e) => return Err(e),
+                    }
+                    let go_on = cond(s, rt)?.as_bool().map_err(|_| bailed())?;
+                    if go_on == until {
+                        return Ok(Dynamic::UNIT);
+                    }
+                }))
+            }
+            Stmt::For(x, ..) => self.for_loop(x),
+            Stmt::BreakLoop(value, flags, ..) => {
+                if !flags.contains(ASTFlags::BREAK) {
+                    return Ok(Box::new(|_, _| Err(Stop::Continue)));
+                }
+                let value = value.as_ref().map(|e| self.expr(e)).transpose()?;
+                Ok(Box::new(move |s, rt| {
+                    let v = match &value {
+                        Some(c) => c(s, rt)?,
+                        None => Dynamic::UNIT,
+                    };
+                    Err(Stop::Break(v))
+                }))
+            }
+            Stmt::Return(value, flags, ..) => {
+                if flags.contains(ASTFlags::BREAK) {
+                    // `throw`: always an error, which is Rhai's to report.
+                    return Ok(Box::new(|_, _| bail()));
+                }
+                let value = value.as_ref().map(|e| self.expr(e)).transpose()?;
+                Ok(Box::new(move |s, rt| {
+                    let v = match &value {
+                        Some(c) => c(s, rt)?,
+                        None => Dynamic::UNIT,
+                    };
+                    Err(Stop::Return(v))
+                }))
+            }
+            Stmt::Switch(x, ..) => self.switch(&x.0, &x.1),
+            _ => Err("a statement compiled code does not run (try, import, closure capture)".into()),
+        }
+    }
+
+    fn for_loop(&mut self, x: &(rhai::Ident, Option<rhai::Ident>, rhai::FlowControl)) -> U<Code> {
+        let (var, counter, fc) = x;
+        let iter = self.expr(&fc.expr)?;
+        let mark = self.scope.len();
+        let counter_slot = counter.as_ref().map(|c| self.declare(c.name.clone()));
+        let var_slot = self.declare(var.name.clone());
+        let body = self.block(fc.body.statements())?;
+        self.scope.truncate(mark);
+        Ok(Box::new(move |s, rt| {
+            let obj = iter(s, rt)?;
+            let step = |s: &mut [Dynamic], rt: &mut Rt, i: usize, v: Dynamic| -> R<Option<Dynamic>> {
+                rt.tick()?;
+                if let Some(c) = counter_slot {
+                    s[c] = Dynamic::from_int(i as INT);
+                }
+                s[var_slot] = v;
+                match body(s, rt) {
+                    Ok(_) | Err(Stop::Continue) => Ok(None),
+                    Err(Stop::Break(v)) => Ok(Some(v)),
+                    Err(e) => Err(e),
+                }
+            };
+            let mut result = Dynamic::UNIT;
+            if obj.is_array() {
+                let items = obj.into_array().map_err(|_| bailed())?;
+                for (i, v) in items.into_iter().enumerate() {
+                    if let Some(b) = step(s, rt, i, v)? {
+                        result = b;
+                        break;
+                    }
+                }
+            } else if let Some(range) = obj.clone().try_cast::<std::ops::Range<INT>>() {
+                for (i, v) in range.enumerate() {
+                    if let Some(b) = step(s, rt, i, Dynamic::from_int(v))? {
+                        result = b;
+                        break;
+                    }
+                }
+            } else if let Some(range) = obj.try_cast::<std::ops::RangeInclusive<INT>>() {
+                for (i, v) in range.enumerate() {
+                    if let Some(b) = step(s, rt, i, Dynamic::from_int(v))? {
+                        result = b;
+                        break;
+                    }
+                }
+            } else {
+                return bail();
+            }
+            s[var_slot] = Dynamic::UNIT;
+            Ok(result)
+        }))
+    }
+
+    fn switch(&mut self, value: &Expr, cases: &rhai::SwitchCasesCollection) -> U<Code> {
+        if !self.switch_ok || !cases.ranges.is_empty() {
+            return Err("`switch` with ranges".into());
+        }
+        let value = self.expr(value)?;
+        type Case = (Option<Code>, Code);
+        let mut table: HashMap<u64, Vec<Case>> = HashMap::new();
+        for (hash, list) in cases.cases.iter() {
+            let mut arms = Vec::new();
+            for &i in &list.blocks {
+                let arm = &cases.expressions[i];
+                let cond = match arm.lhs {
+                    Expr::BoolConstant(true, ..) => None,
+                    ref c => Some(self.expr(c)?),
+                };
+                arms.push((cond, self.expr(&arm.rhs)?));
+            }
+            table.insert(*hash, arms);
+        }
+        let default = cases.def_case.map(|i| self.expr(&cases.expressions[i].rhs)).transpose()?;
+        Ok(Box::new(move |s, rt| {
+            let v = value(s, rt)?;
+            if !(v.is_string() || v.is_int() || v.is_bool() || v.is_char()) {
+                return bail();
+            }
+            if let Some(arms) = table.get(&switch_hash(&v)) {
+                for (cond, arm) in arms {
+                    let take = match cond {
+                        None => true,
+                        Some(c) => c(s, rt)?.as_bool().map_err(|_| bailed())?,
+                    };
+                    if take {
+                        return arm(s, rt);
+                    }
+                }
+            }
+            match &default {
+                Some(d) => d(s, rt),
+                None => Ok(Dynamic::UNIT),
+            }
+        }))
+    }
+
+    fn assign(&mut self, op: &OpAssignment, target: &BinaryExpr) -> U<Code> {
+        let op = op.get_op_assignment_info().map(|info| info.4.clone());
+        let value = self.expr(&target.rhs)?;
+        match &target.lhs {
+            Expr::Variable(x, ..) => {
+                let slot = self.variable(&x.1)?;
+                Ok(match op {
+                    None => Box::new(move |s, rt| {
+                        let v = value(s, rt)?;
+                        s[slot] = v;
+                        Ok(Dynamic::UNIT)
+                    }),
+                    Some(op) => Box::new(move |s, rt| {
+                        let v = value(s, rt)?;
+                        ops::op_assign(rt, &op, &mut s[slot], v)?;
+                        Ok(Dynamic::UNIT)
+                    }),
+                })
+            }
+            e @ (Expr::Index(..) | Expr::Dot(..)) => {
+                let (root, links, args) = self.chain(e)?;
+                let Root::Slot(slot) = root else {
+                    return Err("assigning into a value that is not a variable".into());
+                };
+                if links.iter().any(|l| matches!(l, Link::Method { .. })) {
+                    return Err("assigning through a method call".into());
+                }
+                Ok(Box::new(move |s, rt| {
+                    let v = value(s, rt)?;
+                    let mut keys = Vec::with_capacity(args.len());
+                    for a in &args {
+                        keys.push(a(s, rt)?);
+                    }
+                    set_path(rt, &mut s[slot], &links, &mut keys.into_iter(), v, op.as_ref())?;
+                    Ok(Dynamic::UNIT)
+                }))
+            }
+            _ => Err("an assignment target compiled code does not take".into()),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> U<Code> {
+        match e {
+            Expr::DynamicConstant(v, ..) => {
+                let v = (**v).clone();
+                Ok(Box::new(move |_, _| Ok(v.clone())))
+            }
+            Expr::BoolConstant(b, ..) => {
+                let b = *b;
+                Ok(Box::new(move |_, _| Ok(Dynamic::from_bool(b))))
+            }
+            Expr::IntegerConstant(n, ..) => {
+                let n = *n;
+                Ok(Box::new(move |_, _| Ok(Dynamic::from_int(n))))
+            }
+            Expr::CharConstant(c, ..) => {
+                let c = *c;
+                Ok(Box::new(move |_, _| Ok(Dynamic::from_char(c))))
+            }
+            Expr::StringConstant(text, ..) => {
+                let text = text.clone();
+                Ok(Box::new(move |_, _| Ok(Dynamic::from(text.clone()))))
+            }
+            Expr::Unit(..) => Ok(Box::new(|_, _| Ok(Dynamic::UNIT))),
+            Expr::InterpolatedString(parts, ..) => {
+                let parts = parts.iter().map(|p| self.expr(p)).collect::<U<Vec<_>>>()?;
+                Ok(Box::new(move |s, rt| {
+                    let mut out = String::new();
+                    for p in &parts {
+                        let mut v = p(s, rt)?;
+                        ops::text(rt, &mut v, &mut out)?;
+                        if out.len() > rt.prog.max_string {
+                            return bail();
+                        }
+                    }
+                    Ok(Dynamic::from(out))
+                }))
+            }
+            Expr::Array(items, ..) => {
+                let items = items.iter().map(|p| self.expr(p)).collect::<U<Vec<_>>>()?;
+                Ok(Box::new(move |s, rt| {
+                    let mut a = Vec::with_capacity(items.len());
+                    for i in &items {
+                        a.push(i(s, rt)?);
+                    }
+                    let v = Dynamic::from_array(a);
+                    if ops::too_big(rt, &v) {
+                        return bail();
+                    }
+                    Ok(v)
+                }))
+            }
+            Expr::Map(x, ..) => {
+                let template = x.1.clone();
+                let entries = x.0.iter().map(|(k, v)| Ok((k.name.clone(), self.expr(v)?))).collect::<U<Vec<_>>>()?;
+                Ok(Box::new(move |s, rt| {
+                    let mut m = template.clone();
+                    for (k, c) in &entries {
+                        let v = c(s, rt)?;
+                        match m.get_mut(k.as_str()) {
+                            Some(slot) => *slot = v,
+                            None => return bail(),
+                        }
+                    }
+                    let v = Dynamic::from_map(m);
+                    if ops::too_big(rt, &v) {
+                        return bail();
+                    }
+                    Ok(v)
+                }))
+            }
+            Expr::Variable(x, ..) if !self.is_local(&x.1) && self.index.contains_key(x.1.as_str()) => {
+                // A script function's name used as a value: Rhai makes it a function pointer.
+                let fp = FnPtr::new(x.1.clone()).map_err(|_| "a bad function name".to_string())?;
+                let v = Dynamic::from(fp);
+                Ok(Box::new(move |_, _| Ok(v.clone())))
+            }
+            Expr::Variable(x, ..) => {
+                let slot = self.variable(&x.1)?;
+                Ok(Box::new(move |s, _| Ok(s[slot].clone())))
+            }
+            Expr::Stmt(block) => self.block(block.statements()),
+            Expr::FnCall(f, ..) => self.call(f),
+            Expr::Dot(..) | Expr::Index(..) => {
+                let (root, links, args) = self.chain(e)?;
+                Ok(Box::new(move |s, rt| {
+                    let mut vals = Vec::with_capacity(args.len());
+                    for a in &args {
+                        vals.push(a(s, rt)?);
+                    }
+                    let mut vals = vals.into_iter();
+                    match &root {
+                        Root::Slot(slot) => walk(rt, &mut s[*slot], &links, &mut vals),
+                        Root::Value(c) => {
+                            let mut v = c(s, rt)?;
+                            walk(rt, &mut v, &links, &mut vals)
+                        }
+                    }
+                }))
+            }
+            Expr::And(list, ..) | Expr::Or(list, ..) => {
+                let is_and = matches!(e, Expr::And(..));
+                let list = list.iter().map(|p| self.expr(p)).collect::<U<Vec<_>>>()?;
+                Ok(Box::new(move |s, rt| {
+                    for c in &list {
+                        let b = c(s, rt)?.as_bool().map_err(|_| bailed())?;
+                        if b != is_and {
+                            return Ok(Dynamic::from_bool(b));
+                        }
+                    }
+                    Ok(Dynamic::from_bool(is_and))
+                }))
+            }
+            Expr::Coalesce(list, ..) => {
+                let list = list.iter().map(|p| self.expr(p)).collect::<U<Vec<_>>>()?;
+                Ok(Box::new(move |s, rt| {
+                    let mut v = Dynamic::UNIT;
+                    for c in &list {
+                        v = c(s, rt)?;
+                        if !v.is_unit() {
+                            break;
+                        }
+                    }
+                    Ok(v)
+                }))
+            }
+            _ => Err("an expression compiled code does not evaluate (`this`, `?.`, closures)".into()),
+        }
+    }
+
+    /// A chain `root.a[b].c(d)`: its root, its links and the arguments of its links in the
+    /// order Rhai evaluates them (all of them, left to right, before the root).
+    fn chain(&mut self, e: &Expr) -> U<(Root, Vec<Link>, Vec<Code>)> {
+        let (x, flags, dot) = match e {
+            Expr::Dot(x, flags, ..) => (x, *flags, true),
+            Expr::Index(x, flags, ..) => (x, *flags, false),
+            _ => return Err("not a chain".into()),
+        };
+        let mut links = Vec::new();
+        let mut args = Vec::new();
+        self.links(dot, flags, &x.rhs, &mut links, &mut args)?;
+        let root = match &x.lhs {
+            Expr::Variable(v, ..) => Root::Slot(self.variable(&v.1)?),
+            other => Root::Value(self.expr(other)?),
+        };
+        Ok((root, links, args))
+    }
+
+    fn links(&mut self, dot: bool, flags: ASTFlags, rhs: &Expr, links: &mut Vec<Link>, args: &mut Vec<Code>) -> U<()> {
+        if flags.contains(ASTFlags::NEGATED) {
+            return Err("`?.` or `?[`".into());
+        }
+        match rhs {
+            Expr::Dot(x, f, ..) | Expr::Index(x, f, ..) if !flags.contains(ASTFlags::BREAK) => {
+                self.link(dot, &x.lhs, links, args)?;
+                self.links(matches!(rhs, Expr::Dot(..)), *f, &x.rhs, links, args)
+            }
+            other => self.link(dot, other, links, args),
+        }
+    }
+
+    fn link(&mut self, dot: bool, e: &Expr, links: &mut Vec<Link>, args: &mut Vec<Code>) -> U<()> {
+        if !dot {
+            args.push(self.expr(e)?);
+            links.push(Link::Index);
+            return Ok(());
+        }
+        match e {
+            Expr::Property(p, ..) => {
+                let ((getter, _), (setter, _), name) = &**p;
+                links.push(Link::Prop { name: name.clone(), getter: getter.clone(), setter: setter.clone() });
+                Ok(())
+            }
+            Expr::MethodCall(f, ..) => {
+                if f.capture_parent_scope {
+                    return Err("a method call that captures the caller's scope".into());
+                }
+                if self.script_fn(&f.name, f.args.len()).is_some() {
+                    return Err(format!("method-style call of the script function `{}`", f.name));
+                }
+                if !self.natives.has(&f.name, f.args.len() + 1) && !STANDARD.contains(&f.name.as_str()) {
+                    return Err(format!("method `{}` is not one compiled code calls", f.name));
+                }
+                for a in &f.args {
+                    args.push(self.expr(a)?);
+                }
+                links.push(Link::Method { name: f.name.clone(), args: f.args.len() });
+                Ok(())
+            }
+            _ => Err("a chain link compiled code does not follow".into()),
+        }
+    }
+
+    fn call(&mut self, f: &FnCallExpr) -> U<Code> {
+        if f.capture_parent_scope {
+            return Err("a call that captures the caller's scope".into());
+        }
+        let name = f.name.clone();
+        let n = f.args.len();
+        if let Some(op) = &f.op_token {
+            if !matches!(op, Token::In | Token::NotIn) {
+                return self.operator(op.clone(), name, &f.args);
+            }
+        }
+        match (name.as_str(), n) {
+            ("Fn", 1) => {
+                let Expr::StringConstant(target, ..) = &f.args[0] else {
+                    return Err("`Fn` of a computed name".into());
+                };
+                let fp = FnPtr::new(target.clone()).map_err(|_| "`Fn` of a bad name".to_string())?;
+                let v = Dynamic::from(fp);
+                return Ok(Box::new(move |_, _| Ok(v.clone())));
+            }
+            ("type_of", 1) => {
+                let arg = self.expr(&f.args[0])?;
+                return Ok(Box::new(move |s, rt| {
+                    let v = arg(s, rt)?;
+                    Ok(Dynamic::from(rt.engine.map_type_name(v.type_name()).to_string()))
+                }));
+            }
+            (
+                "Fn" | "type_of" | "is_def_fn" | "is_def_var" | "eval" | "call" | "curry" | "is_shared" | "print"
+                | "debug",
+                _,
+            ) => {
+                return Err(format!("`{name}`"));
+            }
+            _ => {}
+        }
+        let args = f.args.iter().map(|a| self.expr(a)).collect::<U<Vec<_>>>()?;
+        if let Some(idx) = self.script_fn(&name, n) {
+            self.callees.push(idx);
+            return Ok(Box::new(move |s, rt| {
+                let mut vals = Vec::with_capacity(args.len() + 2);
+                for a in &args {
+                    vals.push(a(s, rt)?);
+                }
+                call_index(rt, idx, vals)
+            }));
+        }
+        if n == 0 || (!self.natives.has(&name, n) && !STANDARD.contains(&name.as_str())) {
+            return Err(format!("function `{name}` with {n} arguments is not one compiled code calls"));
+        }
+        // A native function called with a variable first is handed that variable, as Rhai
+        // does (so a function that changes its first argument changes the variable).
+        let first_slot = match &f.args[0] {
+            Expr::Variable(x, ..) => Some(self.variable(&x.1)?),
+            _ => None,
+        };
+        Ok(Box::new(move |s, rt| {
+            let mut vals: Vec<Dynamic> = Vec::with_capacity(args.len());
+            for a in &args[1..] {
+                vals.push(a(s, rt)?);
+            }
+            match first_slot {
+                Some(slot) => method(rt, &name, &mut s[slot], vals),
+                None => {
+                    let mut this = args[0](s, rt)?;
+                    method(rt, &name, &mut this, vals)
+                }
+            }
+        }))
+    }
+
+    fn operator(&mut self, op: Token, name: ImmutableString, args: &[Expr]) -> U<Code> {
+        match args {
+            [x] => {
+                let x = self.expr(x)?;
+                match op {
+                    Token::Bang => Ok(Box::new(move |s, rt| match x(s, rt)?.as_bool() {
+                        Ok(b) => Ok(Dynamic::from_bool(!b)),
+                        Err(_) => bail(),
+                    })),
+                    Token::UnaryMinus | Token::Minus => Ok(Box::new(move |s, rt| match x(s, rt)?.as_int() {
+                        Ok(n) => n.checked_neg().map(Dynamic::from_int).ok_or_else(|| bailed()),
+                        Err(_) => bail(),
+                    })),
+                    _ => Err(format!("unary operator `{name}`")),
+                }
+            }
+            [x, y] => {
+                let x = self.expr(x)?;
+                let y = self.expr(y)?;
+                Ok(Box::new(move |s, rt| {
+                    let a = x(s, rt)?;
+                    let b = y(s, rt)?;
+                    if let (Ok(p), Ok(q)) = (a.as_int(), b.as_int()) {
+                        // The common case inline: integers.
+                        match op {
+                            Token::EqualsTo => return Ok(Dynamic::from_bool(p == q)),
+                            Token::NotEqualsTo => return Ok(Dynamic::from_bool(p != q)),
+                            Token::LessThan => return Ok(Dynamic::from_bool(p < q)),
+                            Token::GreaterThan => return Ok(Dynamic::from_bool(p > q)),
+                            _ => {}
+                        }
+                    }
+                    ops::binary(rt, &op, &name, a, b)
+                }))
+            }
+            _ => Err(format!("operator `{name}`")),
+        }
+    }
+}
+
+/// Standard-library functions that [`ops::standard`] (or [`method`]) runs itself.
+const STANDARD: &[&str] = &[
+    "len",
+    "is_empty",
+    "push",
+    "remove",
+    "contains",
+    "index_of",
+    "to_string",
+    "starts_with",
+    "ends_with",
+    "keys",
+    "values",
+    "abs",
+    "max",
+    "min",
+    "sort",
+    "call",
+    "sub_string",
+    "split",
+    "parse_int",
+    "pad",
+    "mixin",
+];
+
+/// Calls a method (or a function with its first argument by reference): a function
+/// pointer's `call`, the engine's functions, `sort`, then the standard functions.
+fn method(rt: &mut Rt, name: &str, this: &mut Dynamic, mut args: Vec<Dynamic>) -> R<Dynamic> {
+    if name == "call" {
+        let fp = this.read_lock::<FnPtr>().ok_or_else(|| bailed())?.clone();
+        return call_pointer(rt, &fp, args);
+    }
+    let prog: &super::Program = rt.prog;
+    if let Some(list) = prog.natives.list(name, args.len() + 1) {
+        let found = {
+            let mut refs: FnArgsVec<&mut Dynamic> = FnArgsVec::new();
+            refs.push(&mut *this);
+            refs.extend(args.iter_mut());
+            NativeTable::pick(list, &refs).map(|f| invoke(f, &mut refs))
+        };
+        if let Some(v) = found {
+            let v = v.ok_or_else(|| bailed())?;
+            if ops::too_big(rt, &v) {
+                return bail();
+            }
+            return Ok(v);
+        }
+    }
+    standard_or_sort(rt, name, this, args)
+}
+
+fn standard_or_sort(rt: &mut Rt, name: &str, this: &mut Dynamic, mut args: Vec<Dynamic>) -> R<Dynamic> {
+    if name == "sort" && this.is_array() && !this.is_read_only() {
+        return sort(rt, this, args);
+    }
+    match ops::standard(rt, name, this, &mut args) {
+        Some(r) => r,
+        None => {
+            if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some() {
+                let types: Vec<&str> = args.iter().map(|a| a.type_name()).collect();
+                eprintln!("no function `{name}` for {} {types:?}", this.type_name());
+            }
+            bail()
+        }
+    }
+}
+
+/// `sort()` of integers or strings, and `sort(comparer)` as Rhai's `sort` runs its comparer
+/// (an integer's sign, or `true` for "before"); a comparer that gives up gives up the sort.
+fn sort(rt: &mut Rt, this: &mut Dynamic, args: Vec<Dynamic>) -> R<Dynamic> {
+    let mut items: Vec<Dynamic> = this.as_array_ref().map_err(|_| bailed())?.clone();
+    if items.len() > 1 {
+        match args.as_slice() {
+            [] => {
+                if items.iter().all(Dynamic::is_int) {
+                    items.sort_by_key(|v| v.as_int().unwrap_or(0));
+                } else if items.iter().all(Dynamic::is_string) {
+                    items.sort_by(|a, b| {
+                        let a = a.as_immutable_string_ref().map(|s| s.to_string()).unwrap_or_default();
+                        let b = b.as_immutable_string_ref().map(|s| s.to_string()).unwrap_or_default();
+                        a.cmp(&b)
+                    });
+                } else {
+                    return bail();
+                }
+            }
+            [f] => {
+                let fp = f.read_lock::<FnPtr>().ok_or_else(|| bailed())?.clone();
+                let mut failed = false;
+                let sorted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    items.sort_by(|x, y| {
+                        if failed {
+                            return std::cmp::Ordering::Equal;
+                        }
+                        let r = call_pointer(rt, &fp, vec![x.clone(), y.clone()]);
+                        let n = match r {
+                            Ok(v) => v.as_int().ok().or_else(|| v.as_bool().ok().map(|b| if b { -1 } else { 1 })),
+                            Err(_) => None,
+                        };
+                        match n {
+                            Some(n) => n.cmp(&0),
+                            None => {
+                                failed = true;
+                                std::cmp::Ordering::Equal
+                            }
+                        }
+                    });
+                }));
+                if sorted.is_err() || failed {
+                    return bail();
+                }
+            }
+            _ => return bail(),
+        }
+    }
+    *this.as_array_mut().map_err(|_| bailed())? = items;
+    Ok(Dynamic::UNIT)
+}
+
+/// Follows a chain's links from `cur` and returns the value at its end. Elements and map
+/// entries are followed in place, so a method at the end changes the variable's own value.
+fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut std::vec::IntoIter<Dynamic>) -> R<Dynamic> {
+    let Some((first, rest)) = links.split_first() else {
+        return Ok(cur.clone());
+    };
+    match first {
+        Link::Index => {
+            let key = vals.next().ok_or_else(|| bailed())?;
+            if cur.is_array() {
+                let i = key.as_int().map_err(|_| bailed())?;
+                let mut a = cur.as_array_mut().map_err(|_| bailed())?;
+                let at = ops::array_index(a.len(), i)?;
+                return walk(rt, &mut a[at], rest, vals);
+            }
+            if cur.is_map() {
+                let k = key.into_immutable_string().map_err(|_| bailed())?;
+                return map_entry(rt, cur, &k, rest, vals);
+            }
+            if cur.is_string() {
+                let i = key.as_int().map_err(|_| bailed())?;
+                let s = cur.as_immutable_string_ref().map_err(|_| bailed())?.clone();
+                let len = s.chars().count();
+                let at = ops::array_index(len, i)?;
+                let mut c = Dynamic::from_char(s.chars().nth(at).ok_or_else(|| bailed())?);
+                return walk(rt, &mut c, rest, vals);
+            }
+            if cur.is_variant() {
+                let mut key = key;
+                let f = rt.prog.natives.find("index$get$", &[cur, &mut key]).ok_or_else(|| bailed())?;
+                let mut v = invoke(f, &mut [cur, &mut key]).ok_or_else(|| bailed())?;
+                return walk(rt, &mut v, rest, vals);
+            }
+            bail()
+        }
+        Link::Prop { name, getter, .. } => {
+            if cur.is_map() {
+                return map_entry(rt, cur, name, rest, vals);
+            }
+            if cur.is_variant() {
+                let natives = &rt.prog.natives;
+                let mut v = if let Some(f) = natives.find(getter, &[cur]) {
+                    invoke(f, &mut [cur]).ok_or_else(|| bailed())?
+                } else {
+                    let mut key = Dynamic::from(name.clone());
+                    let f = natives.find("index$get$", &[cur, &mut key]).ok_or_else(|| bailed())?;
+                    invoke(f, &mut [cur, &mut key]).ok_or_else(|| bailed())?
+                };
+                return walk(rt, &mut v, rest, vals);
+            }
+            bail()
+        }
+        Link::Method { name, args } => {
+            let margs: Vec<Dynamic> = vals.by_ref().take(*args).collect();
+            if margs.len() != *args {
+                return bail();
+            }
+            let mut v = method(rt, name, cur, margs)?;
+            walk(rt, &mut v, rest, vals)
+        }
+    }
+}
+
+/// A map's entry (`()` if it has none), followed in place.
+fn map_entry(
+    rt: &mut Rt,
+    cur: &mut Dynamic,
+    key: &str,
+    rest: &[Link],
+    vals: &mut std::vec::IntoIter<Dynamic>,
+) -> R<Dynamic> {
+    let mut m = cur.as_map_mut().map_err(|_| bailed())?;
+    match m.get_mut(key) {
+        Some(v) => walk(rt, v, rest, vals),
+        None => {
+            if !rest.is_empty() {
+                return bail();
+            }
+            Ok(Dynamic::UNIT)
+        }
+    }
+}
+
+/// Assigns (or op-assigns) at the end of a chain of indexes and properties from `cur`.
+fn set_path(
+    rt: &mut Rt,
+    cur: &mut Dynamic,
+    links: &[Link],
+    keys: &mut std::vec::IntoIter<Dynamic>,
+    v: Dynamic,
+    op: Option<&Token>,
+) -> R<()> {
+    let Some((first, rest)) = links.split_first() else {
+        return match op {
+            None => {
+                *cur = v;
+                Ok(())
+            }
+            Some(op) => ops::op_assign(rt, op, cur, v),
+        };
+    };
+    if cur.is_read_only() {
+        return bail();
+    }
+    if let (Link::Prop { getter, setter, .. }, true, true) = (first, rest.is_empty(), cur.is_variant()) {
+        // A property of an engine type: its setter (after its getter, for `op=`).
+        let prog: &super::Program = rt.prog;
+        let mut v = v;
+        if let Some(op) = op {
+            let get = prog.natives.find(getter, &[&mut *cur]).ok_or_else(|| bailed())?;
+            let mut now = invoke(get, &mut [&mut *cur]).ok_or_else(|| bailed())?;
+            ops::op_assign(rt, op, &mut now, v)?;
+            v = now;
+        }
+        let set = prog.natives.find(setter, &[&mut *cur, &mut v]).ok_or_else(|| bailed())?;
+        let _ = invoke(set, &mut [&mut *cur, &mut v]).ok_or_else(|| bailed())?;
+        return Ok(());
+    }
+    let key: ImmutableString = match first {
+        Link::Index => {
+            let key = keys.next().ok_or_else(|| bailed())?;
+            if cur.is_array() {
+                let i = key.as_int().map_err(|_| bailed())?;
+                let mut a = cur.as_array_mut().map_err(|_| bailed())?;
+                let at = ops::array_index(a.len(), i)?;
+                return set_path(rt, &mut a[at], rest, keys, v, op);
+            }
+            key.into_immutable_string().map_err(|_| bailed())?
+        }
+        Link::Prop { name, .. } => name.clone(),
+        Link::Method { .. } => return bail(),
+    };
+    if !cur.is_map() {
+        return bail();
+    }
+    let max_map = rt.prog.max_map;
+    let mut m = cur.as_map_mut().map_err(|_| bailed())?;
+    if let Some(slot) = m.get_mut(key.as_str()) {
+        return set_path(rt, slot, rest, keys, v, op);
+    }
+    if !rest.is_empty() || op.is_some() || m.len() + 1 > max_map {
+        return bail();
+    }
+    let nested = v.is_array() || v.is_map();
+    m.insert(key.as_str().into(), v);
+    drop(m);
+    if nested && ops::too_big(rt, cur) {
+        return bail();
+    }
+    Ok(())
+}
+
+/// The hash Rhai files a `switch` case under (its default hasher over the value).
+fn switch_hash(v: &Dynamic) -> u64 {
+    let mut h = ahash::AHasher::default();
+    v.hash(&mut h);
+    h.finish()
+}
+
+/// Whether [`switch_hash`] is the hash Rhai uses: checked on a small script, so that a
+/// change in Rhai leaves `switch` to Rhai instead of taking wrong branches.
+pub(super) fn switch_hash_matches_rhai() -> bool {
+    let engine = rhai::Engine::new_raw();
+    let Ok(ast) = engine.compile("fn f(x) { switch x { \"probe\" => 1, 7 => 2, _ => 0 } }") else {
+        return false;
+    };
+    let mut hashes: Vec<u64> = Vec::new();
+    ast.walk(&mut |path: &[rhai::ASTNode]| {
+        if let Some(rhai::ASTNode::Stmt(Stmt::Switch(x, ..))) = path.last() {
+            hashes.extend(x.1.cases.keys().copied());
+        }
+        true
+    });
+    let want = [switch_hash(&Dynamic::from("probe")), switch_hash(&Dynamic::from_int(7))];
+    hashes.len() == 2 && want.iter().all(|h| hashes.contains(h))
+}

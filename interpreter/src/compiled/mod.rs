@@ -1,0 +1,347 @@
+//! Compiled scripts: the game's Rhai functions turned into Rust closures once, when the game
+//! is loaded, so that a call runs without Rhai's per-node interpretation (variables live in
+//! numbered slots, script and engine functions are found once, operators on plain values run
+//! inline).
+//!
+//! Rhai stays the reference. A function is compiled only if every construct in it is one this
+//! module implements exactly as Rhai does; the rest are left to Rhai. At run time, whatever a
+//! compiled call meets that it does not handle exactly (an error, a limit, a value of a type
+//! it does not know) makes it give up ([`Stop::Bail`]): the caller then runs the whole
+//! transaction again with Rhai alone (see `script::Transaction`), so games, errors and their
+//! messages are Rhai's in every case.
+
+mod lower;
+mod natives;
+mod ops;
+
+pub use natives::{NativeTable, Registry};
+
+use rhai::{ASTNode, Dynamic, Engine, ImmutableString, Position, Stmt, AST};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// Why a compiled run stopped short of its end.
+pub(crate) enum Stop {
+    /// Not something compiled code does exactly: Rhai must run it.
+    Bail,
+    /// `break` (with its value).
+    Break(Dynamic),
+    /// `continue`.
+    Continue,
+    /// `return` (with its value).
+    Return(Dynamic),
+}
+
+thread_local! {
+    /// Where the last give-up on this thread happened (for `RULEBOOK_SCRIPTS_DEBUG`).
+    static LAST_BAIL: std::cell::Cell<Option<&'static std::panic::Location<'static>>> = const { std::cell::Cell::new(None) };
+}
+
+/// A give-up, remembering where in this module it happened.
+#[track_caller]
+pub(crate) fn bailed() -> Stop {
+    let at = std::panic::Location::caller();
+    LAST_BAIL.with(|l| l.set(Some(at)));
+    Stop::Bail
+}
+
+/// A compiled run's result.
+pub(crate) type R<T> = Result<T, Stop>;
+
+/// A compiled statement or expression: reads and writes the call's slots, yields its value.
+pub(crate) type Code = Box<dyn Fn(&mut [Dynamic], &mut Rt) -> R<Dynamic> + Send + Sync>;
+
+/// One script function.
+struct Func {
+    name: String,
+    slots: usize,
+    /// `None` when some construct in it is left to Rhai.
+    body: Option<Code>,
+    /// What kept it from being compiled.
+    why: Option<String>,
+    /// The script functions it calls by name.
+    callees: Vec<usize>,
+    /// Runs that gave up: past [`MAX_BAILS`] the function is left to Rhai (it keeps meeting
+    /// something compiled code does not do, and every give-up costs a second run).
+    bails: AtomicU32,
+    /// Compiled runs started here (for `RULEBOOK_SCRIPTS_DEBUG`).
+    runs: AtomicU32,
+}
+
+/// Give-ups after which a function is no longer run compiled.
+const MAX_BAILS: u32 = 16;
+
+/// The game's script functions, compiled where they can be.
+pub struct Program {
+    funcs: Vec<Func>,
+    /// Function by name, then by number of parameters.
+    index: HashMap<String, Vec<(usize, usize)>>,
+    natives: Arc<NativeTable>,
+    max_string: usize,
+    max_array: usize,
+    max_map: usize,
+    max_depth: usize,
+}
+
+/// The state of one compiled call: the program, operations counted, call depth.
+pub(crate) struct Rt<'a> {
+    prog: &'a Program,
+    engine: &'a Engine,
+    ops: u64,
+    depth: usize,
+}
+
+impl Rt<'_> {
+    /// Counts an operation; every 256, asks the sandbox whether the call may go on.
+    #[inline]
+    pub(crate) fn tick(&mut self) -> R<()> {
+        self.ops += 1;
+        if self.ops & 0xFF == 0 && crate::script::progress_check(self.ops).is_some() {
+            return Err(bailed());
+        }
+        Ok(())
+    }
+}
+
+/// The limits compiled calls keep (the sandbox's, as Rhai is given them).
+pub struct Limits {
+    /// Characters in a string.
+    pub max_string: usize,
+    /// Elements in an array.
+    pub max_array: usize,
+    /// Entries in a map.
+    pub max_map: usize,
+    /// Nested calls.
+    pub max_depth: usize,
+}
+
+impl Program {
+    /// Compiles the functions of these files (later files replace same-named functions of
+    /// earlier ones, as merging their Rhai ASTs does).
+    pub fn compile(files: &[AST], natives: Arc<NativeTable>, limits: Limits) -> Program {
+        let mut defs: Vec<(ImmutableString, Vec<ImmutableString>, Option<Vec<Stmt>>)> = Vec::new();
+        let mut index: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        for ast in files {
+            for (name, params, body) in bodies(ast) {
+                let at = defs.len();
+                let arity = params.len();
+                let entry = index.entry(name.to_string()).or_default();
+                match entry.iter_mut().find(|(n, _)| *n == arity) {
+                    Some(e) => {
+                        defs[e.1] = (name, params, body);
+                    }
+                    None => {
+                        entry.push((arity, at));
+                        defs.push((name, params, body));
+                    }
+                }
+            }
+        }
+        let switch_hash_ok = lower::switch_hash_matches_rhai();
+        let funcs = defs
+            .iter()
+            .map(|(name, params, body)| {
+                let mut l = lower::Lower::new(&index, &natives, switch_hash_ok);
+                let compiled = match body {
+                    Some(stmts) => l.function(params, stmts),
+                    None => Err("a method for a type (`this`) or an unreadable body".to_string()),
+                };
+                let (body, why) = match compiled {
+                    Ok(code) => (Some(code), None),
+                    Err(why) => (None, Some(why)),
+                };
+                Func {
+                    name: name.to_string(),
+                    slots: l.slots(),
+                    body,
+                    why,
+                    callees: l.callees(),
+                    bails: AtomicU32::new(0),
+                    runs: AtomicU32::new(0),
+                }
+            })
+            .collect();
+        let mut program = Program {
+            funcs,
+            index,
+            natives,
+            max_string: limits.max_string,
+            max_array: limits.max_array,
+            max_map: limits.max_map,
+            max_depth: limits.max_depth,
+        };
+        program.drop_callers_of_uncompiled();
+        program
+    }
+
+    /// A function calling one that is left to Rhai is left to Rhai too (it would only give
+    /// up when it got there).
+    fn drop_callers_of_uncompiled(&mut self) {
+        loop {
+            let mut changed = false;
+            for i in 0..self.funcs.len() {
+                if self.funcs[i].body.is_none() {
+                    continue;
+                }
+                let bad = self.funcs[i].callees.iter().find(|&&c| self.funcs[c].body.is_none()).copied();
+                if let Some(c) = bad {
+                    let why = format!("calls `{}`, which is left to Rhai", self.funcs[c].name);
+                    let f = &mut self.funcs[i];
+                    f.body = None;
+                    f.why = Some(why);
+                    changed = true;
+                }
+            }
+            if !changed {
+                return;
+            }
+        }
+    }
+
+    /// The compiled function for a call with `n` arguments, if it is compiled.
+    pub fn entry(&self, name: &str, n: usize) -> Option<usize> {
+        let idx = self.find(name, n)?;
+        let f = &self.funcs[idx];
+        (f.body.is_some() && f.bails.load(Ordering::Relaxed) < MAX_BAILS).then_some(idx)
+    }
+
+    fn find(&self, name: &str, n: usize) -> Option<usize> {
+        self.index.get(name)?.iter().find(|(a, _)| *a == n).map(|(_, i)| *i)
+    }
+
+    /// Runs a compiled function; `None` if it gave up (Rhai must run the transaction).
+    pub fn run(&self, engine: &Engine, idx: usize, args: Vec<Dynamic>) -> Option<Dynamic> {
+        self.funcs[idx].runs.fetch_add(1, Ordering::Relaxed);
+        let mut rt = Rt { prog: self, engine, ops: 0, depth: 0 };
+        let r = call_index(&mut rt, idx, args).ok();
+        if r.is_none() {
+            self.funcs[idx].bails.fetch_add(1, Ordering::Relaxed);
+            if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some() {
+                if let Some(at) = LAST_BAIL.with(std::cell::Cell::get) {
+                    eprintln!("compiled `{}` gave up at {at}", self.funcs[idx].name);
+                }
+            }
+        }
+        r
+    }
+
+    /// How many functions are compiled, and each one left to Rhai with the reason.
+    pub fn coverage(&self) -> (usize, Vec<(String, String)>) {
+        let compiled = self.funcs.iter().filter(|f| f.body.is_some()).count();
+        let left = self.funcs.iter().filter_map(|f| f.why.as_ref().map(|w| (f.name.clone(), w.clone()))).collect();
+        (compiled, left)
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_none() {
+            return;
+        }
+        for f in &self.funcs {
+            let (runs, bails) = (f.runs.load(Ordering::Relaxed), f.bails.load(Ordering::Relaxed));
+            if runs > 0 {
+                eprintln!("  {}: {runs} compiled runs, {bails} gave up", f.name);
+            }
+        }
+    }
+}
+
+/// Calls script function `idx` with these arguments.
+pub(crate) fn call_index(rt: &mut Rt, idx: usize, args: Vec<Dynamic>) -> R<Dynamic> {
+    let prog = rt.prog;
+    let f = &prog.funcs[idx];
+    let Some(body) = f.body.as_ref() else {
+        return Err(bailed());
+    };
+    if rt.depth + 1 >= prog.max_depth {
+        return Err(bailed());
+    }
+    rt.tick()?;
+    let mut slots = args;
+    slots.resize(f.slots, Dynamic::UNIT);
+    rt.depth += 1;
+    let r = body(&mut slots, rt);
+    rt.depth -= 1;
+    match r {
+        Ok(v) | Err(Stop::Return(v)) => Ok(v),
+        Err(Stop::Bail) => Err(Stop::Bail),
+        Err(_) => Err(bailed()),
+    }
+}
+
+/// Calls the script function a function pointer names, its curried arguments first.
+pub(crate) fn call_pointer(rt: &mut Rt, fp: &rhai::FnPtr, args: Vec<Dynamic>) -> R<Dynamic> {
+    let mut all = fp.curry().to_vec();
+    all.extend(args);
+    let idx = rt.prog.find(fp.fn_name(), all.len()).ok_or_else(|| bailed())?;
+    call_index(rt, idx, all)
+}
+
+/// Every script function of one file: name, parameters and top-level statements (`None` for
+/// one compiled code cannot take). Rhai's AST does not hand out a function's body directly:
+/// its statements come from walking the AST (main statements first, then each function's in
+/// turn) and are matched to functions by where they lie in the file.
+type Body = (ImmutableString, Vec<ImmutableString>, Option<Vec<Stmt>>);
+
+fn bodies(ast: &AST) -> Vec<Body> {
+    let defs: Vec<_> = ast.iter_fn_def().cloned().collect();
+    let mut tops: Vec<Stmt> = Vec::new();
+    ast.walk(&mut |path: &[ASTNode]| {
+        if let [ASTNode::Stmt(s)] = path {
+            tops.push((*s).clone());
+        }
+        true
+    });
+    let tops = tops.split_off(ast.statements().len().min(tops.len()));
+    // A closure written as an expression has no end position: its one statement is at its start.
+    let spans: Vec<(Position, Position)> = defs
+        .iter()
+        .map(|d| {
+            let (a, b) = (d.body.start_position(), d.body.end_position());
+            (a, if b.is_none() { a } else { b })
+        })
+        .collect();
+    let mut assigned: Vec<Vec<Stmt>> = vec![Vec::new(); defs.len()];
+    let mut k = 0;
+    let mut lost = false;
+    for s in tops {
+        let p = s.position();
+        loop {
+            if k >= defs.len() {
+                lost = true;
+                break;
+            }
+            let here = p.is_none() || within(p, spans[k]);
+            let inner_next = k + 1 < defs.len() && within(p, spans[k + 1]) && inside(spans[k + 1], spans[k]);
+            if here && !inner_next {
+                assigned[k].push(s);
+                break;
+            }
+            k += 1;
+        }
+        if lost {
+            break;
+        }
+    }
+    defs.iter()
+        .zip(assigned)
+        .map(|(d, stmts)| {
+            let ok = !lost && d.this_type.is_none();
+            (d.name.clone(), d.params.iter().cloned().collect(), ok.then_some(stmts))
+        })
+        .collect()
+}
+
+fn key(p: Position) -> (usize, usize) {
+    (p.line().unwrap_or(0), p.position().unwrap_or(0))
+}
+
+fn within(p: Position, (a, b): (Position, Position)) -> bool {
+    key(a) <= key(p) && key(p) <= key(b)
+}
+
+fn inside(inner: (Position, Position), outer: (Position, Position)) -> bool {
+    key(outer.0) < key(inner.0) && key(inner.1) <= key(outer.1)
+}
