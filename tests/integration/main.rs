@@ -4,6 +4,7 @@
 mod bad_input;
 mod bots;
 mod cli;
+mod compiled;
 mod diff;
 mod docs;
 mod engine;

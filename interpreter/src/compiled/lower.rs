@@ -1,7 +1,7 @@
 //! Lowering one script function from Rhai's AST to closures. Anything not handled here makes
 //! the function Rhai's ([`Lower::function`] returns why).
 
-use super::natives::{invoke, NativeTable};
+use super::natives::{invoke, Native, NativeTable};
 use super::ops::{self, bail};
 use super::{bailed, call_index, call_pointer, Code, Rt, Stop, R};
 use rhai::{
@@ -17,8 +17,17 @@ type U<T> = Result<T, String>;
 #[derive(Clone)]
 enum Link {
     Index,
-    Prop { name: ImmutableString, getter: ImmutableString, setter: ImmutableString },
-    Method { name: ImmutableString, args: usize },
+    Prop {
+        name: ImmutableString,
+        getter: Option<Vec<Native>>,
+        setter: Option<Vec<Native>>,
+        indexer: Option<Vec<Native>>,
+    },
+    Method {
+        name: ImmutableString,
+        args: usize,
+        natives: Option<Vec<Native>>,
+    },
 }
 
 /// What a chain starts from.
@@ -436,18 +445,20 @@ impl<'p> Lower<'p> {
             Expr::Dot(..) | Expr::Index(..) => {
                 let (root, links, args) = self.chain(e)?;
                 Ok(Box::new(move |s, rt| {
-                    let mut vals = Vec::with_capacity(args.len());
+                    let mut vals = rt.vec();
                     for a in &args {
                         vals.push(a(s, rt)?);
                     }
-                    let mut vals = vals.into_iter();
-                    match &root {
-                        Root::Slot(slot) => walk(rt, &mut s[*slot], &links, &mut vals),
+                    let mut at = 0;
+                    let r = match &root {
+                        Root::Slot(slot) => walk(rt, &mut s[*slot], &links, &mut vals, &mut at),
                         Root::Value(c) => {
                             let mut v = c(s, rt)?;
-                            walk(rt, &mut v, &links, &mut vals)
+                            walk(rt, &mut v, &links, &mut vals, &mut at)
                         }
-                    }
+                    };
+                    rt.give(vals);
+                    r
                 }))
             }
             Expr::And(list, ..) | Expr::Or(list, ..) => {
@@ -520,7 +531,12 @@ impl<'p> Lower<'p> {
         match e {
             Expr::Property(p, ..) => {
                 let ((getter, _), (setter, _), name) = &**p;
-                links.push(Link::Prop { name: name.clone(), getter: getter.clone(), setter: setter.clone() });
+                links.push(Link::Prop {
+                    name: name.clone(),
+                    getter: self.natives.list(getter, 1).map(<[Native]>::to_vec),
+                    setter: self.natives.list(setter, 2).map(<[Native]>::to_vec),
+                    indexer: self.natives.list("index$get$", 2).map(<[Native]>::to_vec),
+                });
                 Ok(())
             }
             Expr::MethodCall(f, ..) => {
@@ -536,7 +552,8 @@ impl<'p> Lower<'p> {
                 for a in &f.args {
                     args.push(self.expr(a)?);
                 }
-                links.push(Link::Method { name: f.name.clone(), args: f.args.len() });
+                let natives = self.natives.list(&f.name, f.args.len() + 1).map(<[Native]>::to_vec);
+                links.push(Link::Method { name: f.name.clone(), args: f.args.len(), natives });
                 Ok(())
             }
             _ => Err("a chain link compiled code does not follow".into()),
@@ -583,7 +600,7 @@ impl<'p> Lower<'p> {
         if let Some(idx) = self.script_fn(&name, n) {
             self.callees.push(idx);
             return Ok(Box::new(move |s, rt| {
-                let mut vals = Vec::with_capacity(args.len() + 2);
+                let mut vals = rt.vec();
                 for a in &args {
                     vals.push(a(s, rt)?);
                 }
@@ -595,20 +612,21 @@ impl<'p> Lower<'p> {
         }
         // A native function called with a variable first is handed that variable, as Rhai
         // does (so a function that changes its first argument changes the variable).
+        let natives = self.natives.list(&name, n).map(<[Native]>::to_vec);
         let first_slot = match &f.args[0] {
             Expr::Variable(x, ..) => Some(self.variable(&x.1)?),
             _ => None,
         };
         Ok(Box::new(move |s, rt| {
-            let mut vals: Vec<Dynamic> = Vec::with_capacity(args.len());
+            let mut vals = rt.vec();
             for a in &args[1..] {
                 vals.push(a(s, rt)?);
             }
             match first_slot {
-                Some(slot) => method(rt, &name, &mut s[slot], vals),
+                Some(slot) => method(rt, &name, natives.as_deref(), &mut s[slot], vals),
                 None => {
                     let mut this = args[0](s, rt)?;
-                    method(rt, &name, &mut this, vals)
+                    method(rt, &name, natives.as_deref(), &mut this, vals)
                 }
             }
         }))
@@ -636,7 +654,7 @@ impl<'p> Lower<'p> {
                 Ok(Box::new(move |s, rt| {
                     let a = x(s, rt)?;
                     let b = y(s, rt)?;
-                    if let (Ok(p), Ok(q)) = (a.as_int(), b.as_int()) {
+                    if let (true, Ok(p), Ok(q)) = (a.is_int() && b.is_int(), a.as_int(), b.as_int()) {
                         // The common case inline: integers.
                         match op {
                             Token::EqualsTo => return Ok(Dynamic::from_bool(p == q)),
@@ -681,13 +699,18 @@ const STANDARD: &[&str] = &[
 
 /// Calls a method (or a function with its first argument by reference): a function
 /// pointer's `call`, the engine's functions, `sort`, then the standard functions.
-fn method(rt: &mut Rt, name: &str, this: &mut Dynamic, mut args: Vec<Dynamic>) -> R<Dynamic> {
+fn method(
+    rt: &mut Rt,
+    name: &str,
+    natives: Option<&[Native]>,
+    this: &mut Dynamic,
+    mut args: Vec<Dynamic>,
+) -> R<Dynamic> {
     if name == "call" {
         let fp = this.read_lock::<FnPtr>().ok_or_else(|| bailed())?.clone();
         return call_pointer(rt, &fp, args);
     }
-    let prog: &super::Program = rt.prog;
-    if let Some(list) = prog.natives.list(name, args.len() + 1) {
+    if let Some(list) = natives {
         let found = {
             let mut refs: FnArgsVec<&mut Dynamic> = FnArgsVec::new();
             refs.push(&mut *this);
@@ -695,6 +718,7 @@ fn method(rt: &mut Rt, name: &str, this: &mut Dynamic, mut args: Vec<Dynamic>) -
             NativeTable::pick(list, &refs).map(|f| invoke(f, &mut refs))
         };
         if let Some(v) = found {
+            rt.give(args);
             let v = v.ok_or_else(|| bailed())?;
             if ops::too_big(rt, &v) {
                 return bail();
@@ -775,65 +799,75 @@ fn sort(rt: &mut Rt, this: &mut Dynamic, args: Vec<Dynamic>) -> R<Dynamic> {
 
 /// Follows a chain's links from `cur` and returns the value at its end. Elements and map
 /// entries are followed in place, so a method at the end changes the variable's own value.
-fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut std::vec::IntoIter<Dynamic>) -> R<Dynamic> {
+fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at: &mut usize) -> R<Dynamic> {
     let Some((first, rest)) = links.split_first() else {
         return Ok(cur.clone());
     };
     match first {
         Link::Index => {
-            let key = vals.next().ok_or_else(|| bailed())?;
+            let key = next(vals, at)?;
             if cur.is_array() {
                 let i = key.as_int().map_err(|_| bailed())?;
                 let mut a = cur.as_array_mut().map_err(|_| bailed())?;
-                let at = ops::array_index(a.len(), i)?;
-                return walk(rt, &mut a[at], rest, vals);
+                let i = ops::array_index(a.len(), i)?;
+                return walk(rt, &mut a[i], rest, vals, at);
             }
             if cur.is_map() {
                 let k = key.into_immutable_string().map_err(|_| bailed())?;
-                return map_entry(rt, cur, &k, rest, vals);
+                return map_entry(rt, cur, &k, rest, vals, at);
             }
             if cur.is_string() {
                 let i = key.as_int().map_err(|_| bailed())?;
                 let s = cur.as_immutable_string_ref().map_err(|_| bailed())?.clone();
                 let len = s.chars().count();
-                let at = ops::array_index(len, i)?;
-                let mut c = Dynamic::from_char(s.chars().nth(at).ok_or_else(|| bailed())?);
-                return walk(rt, &mut c, rest, vals);
+                let i = ops::array_index(len, i)?;
+                let mut c = Dynamic::from_char(s.chars().nth(i).ok_or_else(|| bailed())?);
+                return walk(rt, &mut c, rest, vals, at);
             }
             if cur.is_variant() {
                 let mut key = key;
                 let f = rt.prog.natives.find("index$get$", &[cur, &mut key]).ok_or_else(|| bailed())?;
                 let mut v = invoke(f, &mut [cur, &mut key]).ok_or_else(|| bailed())?;
-                return walk(rt, &mut v, rest, vals);
+                return walk(rt, &mut v, rest, vals, at);
             }
             bail()
         }
-        Link::Prop { name, getter, .. } => {
+        Link::Prop { name, getter, indexer, .. } => {
             if cur.is_map() {
-                return map_entry(rt, cur, name, rest, vals);
+                return map_entry(rt, cur, name, rest, vals, at);
             }
             if cur.is_variant() {
-                let natives = &rt.prog.natives;
-                let mut v = if let Some(f) = natives.find(getter, &[cur]) {
+                let mut v = if let Some(f) = getter.as_deref().and_then(|l| NativeTable::pick(l, &[&mut *cur])) {
                     invoke(f, &mut [cur]).ok_or_else(|| bailed())?
                 } else {
                     let mut key = Dynamic::from(name.clone());
-                    let f = natives.find("index$get$", &[cur, &mut key]).ok_or_else(|| bailed())?;
+                    let f = indexer
+                        .as_deref()
+                        .and_then(|l| NativeTable::pick(l, &[&mut *cur, &mut key]))
+                        .ok_or_else(|| bailed())?;
                     invoke(f, &mut [cur, &mut key]).ok_or_else(|| bailed())?
                 };
-                return walk(rt, &mut v, rest, vals);
+                return walk(rt, &mut v, rest, vals, at);
             }
             bail()
         }
-        Link::Method { name, args } => {
-            let margs: Vec<Dynamic> = vals.by_ref().take(*args).collect();
-            if margs.len() != *args {
-                return bail();
+        Link::Method { name, args, natives } => {
+            let mut margs = rt.vec();
+            for _ in 0..*args {
+                margs.push(next(vals, at)?);
             }
-            let mut v = method(rt, name, cur, margs)?;
-            walk(rt, &mut v, rest, vals)
+            let mut v = method(rt, name, natives.as_deref(), cur, margs)?;
+            walk(rt, &mut v, rest, vals, at)
         }
     }
+}
+
+/// The next of a chain's evaluated arguments.
+#[inline]
+fn next(vals: &mut [Dynamic], at: &mut usize) -> R<Dynamic> {
+    let v = vals.get_mut(*at).ok_or_else(|| bailed())?;
+    *at += 1;
+    Ok(std::mem::take(v))
 }
 
 /// A map's entry (`()` if it has none), followed in place.
@@ -842,11 +876,12 @@ fn map_entry(
     cur: &mut Dynamic,
     key: &str,
     rest: &[Link],
-    vals: &mut std::vec::IntoIter<Dynamic>,
+    vals: &mut [Dynamic],
+    at: &mut usize,
 ) -> R<Dynamic> {
     let mut m = cur.as_map_mut().map_err(|_| bailed())?;
     match m.get_mut(key) {
-        Some(v) => walk(rt, v, rest, vals),
+        Some(v) => walk(rt, v, rest, vals, at),
         None => {
             if !rest.is_empty() {
                 return bail();
@@ -879,15 +914,14 @@ fn set_path(
     }
     if let (Link::Prop { getter, setter, .. }, true, true) = (first, rest.is_empty(), cur.is_variant()) {
         // A property of an engine type: its setter (after its getter, for `op=`).
-        let prog: &super::Program = rt.prog;
         let mut v = v;
         if let Some(op) = op {
-            let get = prog.natives.find(getter, &[&mut *cur]).ok_or_else(|| bailed())?;
+            let get = getter.as_deref().and_then(|l| NativeTable::pick(l, &[&mut *cur])).ok_or_else(|| bailed())?;
             let mut now = invoke(get, &mut [&mut *cur]).ok_or_else(|| bailed())?;
             ops::op_assign(rt, op, &mut now, v)?;
             v = now;
         }
-        let set = prog.natives.find(setter, &[&mut *cur, &mut v]).ok_or_else(|| bailed())?;
+        let set = setter.as_deref().and_then(|l| NativeTable::pick(l, &[&mut *cur, &mut v])).ok_or_else(|| bailed())?;
         let _ = invoke(set, &mut [&mut *cur, &mut v]).ok_or_else(|| bailed())?;
         return Ok(());
     }

@@ -90,9 +90,31 @@ pub(crate) struct Rt<'a> {
     engine: &'a Engine,
     ops: u64,
     depth: usize,
+    /// Emptied vectors for slots and arguments, reused instead of allocated per call.
+    spare: Vec<Vec<Dynamic>>,
+}
+
+thread_local! {
+    /// The spare vectors of this thread's last compiled run, for the next one.
+    static SPARE: std::cell::RefCell<Vec<Vec<Dynamic>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Rt<'_> {
+    /// An empty vector (a reused one when there is one).
+    #[inline]
+    pub(crate) fn vec(&mut self) -> Vec<Dynamic> {
+        self.spare.pop().unwrap_or_default()
+    }
+
+    /// Gives a vector back for reuse (its values are dropped).
+    #[inline]
+    pub(crate) fn give(&mut self, mut v: Vec<Dynamic>) {
+        v.clear();
+        if self.spare.len() < 64 {
+            self.spare.push(v);
+        }
+    }
+
     /// Counts an operation; every 256, asks the sandbox whether the call may go on.
     #[inline]
     pub(crate) fn tick(&mut self) -> R<()> {
@@ -213,8 +235,10 @@ impl Program {
     /// Runs a compiled function; `None` if it gave up (Rhai must run the transaction).
     pub fn run(&self, engine: &Engine, idx: usize, args: Vec<Dynamic>) -> Option<Dynamic> {
         self.funcs[idx].runs.fetch_add(1, Ordering::Relaxed);
-        let mut rt = Rt { prog: self, engine, ops: 0, depth: 0 };
+        let spare = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        let mut rt = Rt { prog: self, engine, ops: 0, depth: 0, spare };
         let r = call_index(&mut rt, idx, args).ok();
+        SPARE.with(|s| *s.borrow_mut() = std::mem::take(&mut rt.spare));
         if r.is_none() {
             self.funcs[idx].bails.fetch_add(1, Ordering::Relaxed);
             if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some() {
@@ -264,6 +288,7 @@ pub(crate) fn call_index(rt: &mut Rt, idx: usize, args: Vec<Dynamic>) -> R<Dynam
     rt.depth += 1;
     let r = body(&mut slots, rt);
     rt.depth -= 1;
+    rt.give(slots);
     match r {
         Ok(v) | Err(Stop::Return(v)) => Ok(v),
         Err(Stop::Bail) => Err(Stop::Bail),
@@ -273,7 +298,8 @@ pub(crate) fn call_index(rt: &mut Rt, idx: usize, args: Vec<Dynamic>) -> R<Dynam
 
 /// Calls the script function a function pointer names, its curried arguments first.
 pub(crate) fn call_pointer(rt: &mut Rt, fp: &rhai::FnPtr, args: Vec<Dynamic>) -> R<Dynamic> {
-    let mut all = fp.curry().to_vec();
+    let mut all = rt.vec();
+    all.extend(fp.curry().iter().cloned());
     all.extend(args);
     let idx = rt.prog.find(fp.fn_name(), all.len()).ok_or_else(|| bailed())?;
     call_index(rt, idx, all)
@@ -344,4 +370,97 @@ fn within(p: Position, (a, b): (Position, Position)) -> bool {
 
 fn inside(inner: (Position, Position), outer: (Position, Position)) -> bool {
     key(outer.0) < key(inner.0) && key(inner.1) <= key(outer.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compiles `script` both ways and calls `f()` (no arguments) through each: compiled
+    /// scripts must give Rhai's value, or give up.
+    fn both(script: &str) -> (Option<String>, Result<String, String>) {
+        let engine = Engine::new();
+        let ast = engine.compile(script).expect("the test script compiles");
+        let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32 };
+        let program = Program::compile(std::slice::from_ref(&ast), Arc::new(NativeTable::default()), limits);
+        let idx = program.entry("f", 0).expect("`f` is compiled");
+        let compiled = program.run(&engine, idx, Vec::new()).map(|v| format!("{v:?}"));
+        let rhai = engine.call_fn::<Dynamic>(&mut rhai::Scope::new(), &ast, "f", ()).map(|v| format!("{v:?}"));
+        (compiled, rhai.map_err(|e| e.to_string()))
+    }
+
+    /// Runs a snippet as the body of `f` and checks compiled scripts agree with Rhai.
+    fn same(body: &str) {
+        let (compiled, rhai) =
+            both(&format!("fn helper(a, b) {{ a * 10 + b }}\nfn cmp(a, b) {{ b - a }}\nfn f() {{\n{body}\n}}"));
+        match compiled {
+            Some(v) => assert_eq!(Ok(v), rhai, "compiled scripts disagree with Rhai on:\n{body}"),
+            None => panic!("compiled scripts gave up on:\n{body}\n(Rhai: {rhai:?})"),
+        }
+    }
+
+    /// A snippet compiled scripts must give up on (Rhai reports an error or does it itself).
+    fn gives_up(body: &str) {
+        let (compiled, _) = both(&format!("fn f() {{\n{body}\n}}"));
+        assert_eq!(compiled, None, "compiled scripts should give up on:\n{body}");
+    }
+
+    #[test]
+    fn integers_and_their_operators() {
+        same("let x = 7; let y = -3; [x + y, x - y, x * y, x / y, x % y, -x, x > y, x <= y, x == 7, x != 7]");
+        same("let x = 5; x += 2; x -= 1; x *= 3; x /= 4; x %= 3; x");
+        same("let n = 0; for i in 0..10 { n += i; } for i in 1..=3 { n += i * 100; } n");
+        same("[abs(-4), max(2, 9), min(2, 9), (-4).abs()]");
+    }
+
+    #[test]
+    fn strings_chars_and_interpolation() {
+        same(
+            r#"let s = "abc"; s += "def"; s += 'g'; [s, s.len(), s.contains("cd"), s.contains('z'), `${s}-${42}-${true}-${'c'}`]"#,
+        );
+        same(
+            r#"let s = "hello world"; [s.sub_string(2, 3), s.sub_string(-5, 2), s.sub_string(6), s.index_of("o"), s.index_of('w'), s.split(" "), s.starts_with("he"), s.ends_with("x")]"#,
+        );
+        same(r#"let s = "ab"; s.pad(5, '-'); [s, " 17 ".parse_int(), "a" < "b", "a" == (), () != "a", 1 == "1"]"#);
+    }
+
+    #[test]
+    fn arrays_maps_and_chains() {
+        same("let a = [1, 2, 3]; a.push(4); a += 5; a += [6, 7]; [a, a.len(), a[-1], a[0], a.contains(3), 3 in a, 9 in a, a.index_of(2), a.remove(1), a.remove(99), a]");
+        same("let a = [[1, 2], [3]]; a[0].push(9); a[1][0] = 4; a[0][1] += 10; a");
+        same(
+            r#"let m = #{ x: 1, y: #{ z: 2 } }; m.x += 1; m.y.z = 5; m["w"] = 3; m.v = [1]; m.v.push(2); [m.x, m.y.z, m.w, m.missing, m["x"], "x" in m, m.keys(), m.values().len(), m.remove("w"), m.len()]"#,
+        );
+        same("let m = #{ a: 1 }; m.mixin(#{ b: 2, a: 5 }); m");
+        same("let a = [3, 1, 2]; a.sort(); let b = [5, 9, 7]; b.sort(|x, y| y - x); let c = [4, 8, 6]; c.sort(cmp); [a, b, c, [1, 2].is_empty(), [].is_empty()]");
+        same("let a = []; a.pad(3, 0); a");
+    }
+
+    #[test]
+    fn control_flow_and_functions() {
+        same("let n = 0; while true { n += 1; if n > 4 { break; } } let k = 0; loop { k += 2; if k >= 6 { break; } } [n, k]");
+        same("let n = 0; for (x, i) in [10, 20, 30] { if i == 1 { continue; } n += x + i; } n");
+        same("let n = 0; do { n += 1; } while n < 3; let m = 0; do { m += 1; } until m >= 2; [n, m]");
+        same(
+            r#"let out = []; for v in ["a", 7, true, "z"] { out.push(switch v { "a" => 1, 7 => 2, true => 3, _ => 0 }); } out"#,
+        );
+        same("let p = Fn(\"helper\"); [helper(1, 2), p.call(3, 4), type_of(p), type_of(()), type_of([]), if 1 < 2 { \"yes\" } else { \"no\" }]");
+        same("let x = (); let y = x ?? 5; let z = 3 ?? 4; [y, z, true && false, false || true, !true]");
+        same("fn_inner()\n}\nfn fn_inner() { return 17; 18");
+    }
+
+    #[test]
+    fn what_compiled_scripts_leave_to_rhai() {
+        gives_up("let a = [1]; a[3]");
+        gives_up("1 / 0");
+        gives_up("9223372036854775807 + 1");
+        gives_up("let s = \"x\"; s + 1");
+        gives_up("throw \"no\";");
+        gives_up("let x = 1; if x { 2 } else { 3 }");
+    }
+
+    #[test]
+    fn the_switch_hash_is_rhais() {
+        assert!(lower::switch_hash_matches_rhai());
+    }
 }

@@ -9,6 +9,7 @@ use std::hash::BuildHasherDefault;
 
 /// One registered function: its parameter types (`Dynamic` accepts any value) and the Rust
 /// function Rhai would call.
+#[derive(Clone)]
 pub(crate) struct Native {
     types: Vec<TypeId>,
     func: RhaiFunc,

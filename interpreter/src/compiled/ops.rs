@@ -25,7 +25,7 @@ fn int(v: Option<INT>) -> R<Dynamic> {
 /// that are not custom types; `None` when Rhai has no built-in for these types.
 pub(crate) fn builtin_binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<Dynamic>> {
     use Token::*;
-    if let (Ok(a), Ok(b)) = (x.as_int(), y.as_int()) {
+    if let (true, Ok(a), Ok(b)) = (x.is_int() && y.is_int(), x.as_int(), y.as_int()) {
         return Some(match op {
             Plus => int(a.checked_add(b)),
             Minus => int(a.checked_sub(b)),
@@ -55,7 +55,7 @@ pub(crate) fn builtin_binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<D
             _ => bail(),
         });
     }
-    if let (Ok(a), Ok(b)) = (x.as_bool(), y.as_bool()) {
+    if let (true, Ok(a), Ok(b)) = (x.is_bool() && y.is_bool(), x.as_bool(), y.as_bool()) {
         return Some(match op {
             EqualsTo => Ok((a == b).into()),
             NotEqualsTo => Ok((a != b).into()),
@@ -66,7 +66,9 @@ pub(crate) fn builtin_binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<D
             _ => bail(),
         });
     }
-    if let (Ok(a), Ok(b)) = (x.as_immutable_string_ref(), y.as_immutable_string_ref()) {
+    if let (true, Ok(a), Ok(b)) =
+        (x.is_string() && y.is_string(), x.as_immutable_string_ref(), y.as_immutable_string_ref())
+    {
         let (a, b): (&str, &str) = (&a, &b);
         return Some(match op {
             EqualsTo => Ok((a == b).into()),
@@ -79,7 +81,7 @@ pub(crate) fn builtin_binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<D
             _ => bail(),
         });
     }
-    if let (Ok(a), Ok(b)) = (x.as_char(), y.as_char()) {
+    if let (true, Ok(a), Ok(b)) = (x.is_char() && y.is_char(), x.as_char(), y.as_char()) {
         return Some(match op {
             EqualsTo => Ok((a == b).into()),
             NotEqualsTo => Ok((a != b).into()),
@@ -148,7 +150,7 @@ pub(crate) fn binary(rt: &mut Rt, op: &Token, name: &str, mut x: Dynamic, mut y:
 
 /// `+`: integers, and string with string (within the string size limit).
 fn plus(rt: &mut Rt, x: Dynamic, y: Dynamic) -> R<Dynamic> {
-    if let (Ok(a), Ok(b)) = (x.as_int(), y.as_int()) {
+    if let (true, Ok(a), Ok(b)) = (x.is_int() && y.is_int(), x.as_int(), y.as_int()) {
         return int(a.checked_add(b));
     }
     if x.is_string() && y.is_string() {
@@ -166,7 +168,7 @@ fn plus(rt: &mut Rt, x: Dynamic, y: Dynamic) -> R<Dynamic> {
 /// anything else gives up.
 pub(crate) fn op_assign(rt: &mut Rt, op: &Token, target: &mut Dynamic, y: Dynamic) -> R<()> {
     use Token::*;
-    if let (Ok(a), Ok(b)) = (target.as_int(), y.as_int()) {
+    if let (true, Ok(a), Ok(b)) = (target.is_int() && y.is_int(), target.as_int(), y.as_int()) {
         let v = match op {
             Plus => a.checked_add(b),
             Minus => a.checked_sub(b),
@@ -439,9 +441,9 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
             }))
         }
         ("contains", [x]) => {
-            let items: Vec<Dynamic> = this.as_array_ref().ok()?.clone();
-            for mut item in items {
-                match equals(rt, &mut item, x) {
+            let mut items = this.as_array_mut().ok()?;
+            for item in items.iter_mut() {
+                match equals(rt, item, x) {
                     Ok(true) => return Some(Ok(Dynamic::TRUE)),
                     Ok(false) => {}
                     Err(e) => return Some(Err(e)),
@@ -450,9 +452,9 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
             Some(Ok(Dynamic::FALSE))
         }
         ("index_of", [x]) if !x.is_fnptr() => {
-            let items: Vec<Dynamic> = this.as_array_ref().ok()?.clone();
-            for (at, mut item) in items.into_iter().enumerate() {
-                match equals(rt, &mut item, x) {
+            let mut items = this.as_array_mut().ok()?;
+            for (at, item) in items.iter_mut().enumerate() {
+                match equals(rt, item, x) {
                     Ok(true) => return Some(Ok(Dynamic::from_int(at as INT))),
                     Ok(false) => {}
                     Err(e) => return Some(Err(e)),
@@ -467,15 +469,23 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
 /// Whether a value comes near the sandbox's size limits (Rhai would check exactly: give up).
 pub(crate) fn too_big(rt: &Rt, v: &Dynamic) -> bool {
     fn sizes(v: &Dynamic, acc: &mut (usize, usize, usize)) {
-        if let Ok(a) = v.as_array_ref() {
-            acc.0 += a.len();
-            for x in a.iter() {
-                sizes(x, acc);
+        if v.is_array() {
+            if let Ok(a) = v.as_array_ref() {
+                acc.0 += a.len();
+                for x in a.iter() {
+                    if x.is_array() || x.is_map() || x.is_string() {
+                        sizes(x, acc);
+                    }
+                }
             }
-        } else if let Ok(m) = v.as_map_ref() {
-            acc.1 += m.len();
-            for x in m.values() {
-                sizes(x, acc);
+        } else if v.is_map() {
+            if let Ok(m) = v.as_map_ref() {
+                acc.1 += m.len();
+                for x in m.values() {
+                    if x.is_array() || x.is_map() || x.is_string() {
+                        sizes(x, acc);
+                    }
+                }
             }
         } else if let Ok(s) = v.as_immutable_string_ref() {
             acc.2 = acc.2.max(s.len());
