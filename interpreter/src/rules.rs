@@ -591,23 +591,26 @@ pub struct Rules {
     pub index: Index,
 }
 
+/// A name → index map with a fast fixed hasher (scripts look names up on every call).
+pub type NameMap = HashMap<String, usize, std::hash::BuildHasherDefault<ahash::AHasher>>;
+
 /// Name → index lookups.
 #[derive(Clone, Debug, Default)]
 pub struct Index {
     /// Zones.
-    pub zones: HashMap<String, usize>,
+    pub zones: NameMap,
     /// Tracks.
-    pub tracks: HashMap<String, usize>,
+    pub tracks: NameMap,
     /// Variables.
-    pub vars: HashMap<String, usize>,
+    pub vars: NameMap,
     /// Decisions.
-    pub decisions: HashMap<String, usize>,
+    pub decisions: NameMap,
     /// Phases.
-    pub phases: HashMap<String, usize>,
+    pub phases: NameMap,
     /// Component types.
-    pub component_types: HashMap<String, usize>,
+    pub component_types: NameMap,
     /// Grids.
-    pub grids: HashMap<String, usize>,
+    pub grids: NameMap,
 }
 
 impl Rules {

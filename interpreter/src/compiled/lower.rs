@@ -587,6 +587,21 @@ impl<'p> Lower<'p> {
                     Ok(Dynamic::from(rt.engine.map_type_name(v.type_name()).to_string()))
                 }));
             }
+            ("is_def_fn", 2) => {
+                let name = self.expr(&f.args[0])?;
+                let n = self.expr(&f.args[1])?;
+                return Ok(Box::new(move |s, rt| {
+                    let name = name(s, rt)?;
+                    let n = n(s, rt)?;
+                    if !name.is_string() || !n.is_int() {
+                        return bail();
+                    }
+                    let name = name.into_immutable_string().map_err(|_| bailed())?;
+                    let n = n.as_int().unwrap_or(-1);
+                    let defined = usize::try_from(n).is_ok_and(|n| rt.prog.find(&name, n).is_some());
+                    Ok(Dynamic::from_bool(defined))
+                }));
+            }
             (
                 "Fn" | "type_of" | "is_def_fn" | "is_def_var" | "eval" | "call" | "curry" | "is_shared" | "print"
                 | "debug",
@@ -736,7 +751,7 @@ fn standard_or_sort(rt: &mut Rt, name: &str, this: &mut Dynamic, mut args: Vec<D
     match ops::standard(rt, name, this, &mut args) {
         Some(r) => r,
         None => {
-            if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some() {
+            if super::debugging() {
                 let types: Vec<&str> = args.iter().map(|a| a.type_name()).collect();
                 eprintln!("no function `{name}` for {} {types:?}", this.type_name());
             }

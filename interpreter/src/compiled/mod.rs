@@ -234,14 +234,16 @@ impl Program {
 
     /// Runs a compiled function; `None` if it gave up (Rhai must run the transaction).
     pub fn run(&self, engine: &Engine, idx: usize, args: Vec<Dynamic>) -> Option<Dynamic> {
-        self.funcs[idx].runs.fetch_add(1, Ordering::Relaxed);
+        if debugging() {
+            self.funcs[idx].runs.fetch_add(1, Ordering::Relaxed);
+        }
         let spare = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
         let mut rt = Rt { prog: self, engine, ops: 0, depth: 0, spare };
         let r = call_index(&mut rt, idx, args).ok();
         SPARE.with(|s| *s.borrow_mut() = std::mem::take(&mut rt.spare));
         if r.is_none() {
             self.funcs[idx].bails.fetch_add(1, Ordering::Relaxed);
-            if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some() {
+            if debugging() {
                 if let Some(at) = LAST_BAIL.with(std::cell::Cell::get) {
                     eprintln!("compiled `{}` gave up at {at}", self.funcs[idx].name);
                 }
@@ -270,6 +272,12 @@ impl Drop for Program {
             }
         }
     }
+}
+
+/// Whether `RULEBOOK_SCRIPTS_DEBUG` asks for reports on compiled scripts (read once).
+pub(crate) fn debugging() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some())
 }
 
 /// Calls script function `idx` with these arguments.
@@ -447,6 +455,7 @@ mod tests {
         same("let p = Fn(\"helper\"); [helper(1, 2), p.call(3, 4), type_of(p), type_of(()), type_of([]), if 1 < 2 { \"yes\" } else { \"no\" }]");
         same("let x = (); let y = x ?? 5; let z = 3 ?? 4; [y, z, true && false, false || true, !true]");
         same("fn_inner()\n}\nfn fn_inner() { return 17; 18");
+        same(r#"[is_def_fn("helper", 2), is_def_fn("helper", 1), is_def_fn("nothing", 0), is_def_fn("cmp", -1)]"#);
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub(crate) fn op_assign(rt: &mut Rt, op: &Token, target: &mut Dynamic, y: Dynami
         }
         return Ok(());
     }
-    if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some() {
+    if super::debugging() {
         eprintln!("no `{op}=` for {} and {}", target.type_name(), y.type_name());
     }
     bail()

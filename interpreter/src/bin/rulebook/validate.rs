@@ -97,8 +97,12 @@ fn load_all(folder: &Path, options: &[(String, String)], extremes: bool) -> (Vec
             d.message = format!("variant `{}`: {}", v.name, d.message);
             diags.push(d);
         }
+        // Whether a variant changes anything is a property of the files, not of `--option`
+        // values (which may well set what a variant sets): the game and the variant as written.
+        if let Some(vg) = variant_only.game.as_ref() {
+            diags.extend(rulebook::lint::lint_variant(folder, &v.name, &plain, vg));
+        }
         if let Some(g) = loaded.game {
-            diags.extend(rulebook::lint::lint_variant(folder, &v.name, &game, &g));
             diags.extend(rulebook::lint_numbers::numbers_in_variant_scripts(&game, &g));
             setups.push(Setup { variants: vec![v.name.clone()], options: v_options, leak_check: true, game: g });
         }
