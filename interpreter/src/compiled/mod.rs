@@ -419,6 +419,7 @@ mod tests {
         same("let x = 5; x += 2; x -= 1; x *= 3; x /= 4; x %= 3; x");
         same("let n = 0; for i in 0..10 { n += i; } for i in 1..=3 { n += i * 100; } n");
         same("[abs(-4), max(2, 9), min(2, 9), (-4).abs()]");
+        same("[true > false, false < true, true >= true, false <= false, true == false, 'a' < 'b', \"b\" >= \"a\"]");
     }
 
     #[test]

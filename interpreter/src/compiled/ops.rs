@@ -44,53 +44,22 @@ pub(crate) fn builtin_binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<D
                     int(a.checked_rem(b))
                 }
             }
-            EqualsTo => Ok((a == b).into()),
-            NotEqualsTo => Ok((a != b).into()),
-            GreaterThan => Ok((a > b).into()),
-            GreaterThanEqualsTo => Ok((a >= b).into()),
-            LessThan => Ok((a < b).into()),
-            LessThanEqualsTo => Ok((a <= b).into()),
             ExclusiveRange => Ok(Dynamic::from(a..b)),
             InclusiveRange => Ok(Dynamic::from(a..=b)),
-            _ => bail(),
+            _ => compare(op, a, b),
         });
     }
     if let (true, Ok(a), Ok(b)) = (x.is_bool() && y.is_bool(), x.as_bool(), y.as_bool()) {
-        return Some(match op {
-            EqualsTo => Ok((a == b).into()),
-            NotEqualsTo => Ok((a != b).into()),
-            GreaterThan => Ok((a & !b).into()),
-            GreaterThanEqualsTo => Ok((a >= b).into()),
-            LessThan => Ok((!a & b).into()),
-            LessThanEqualsTo => Ok((a <= b).into()),
-            _ => bail(),
-        });
+        return Some(compare(op, a, b));
     }
     if let (true, Ok(a), Ok(b)) =
         (x.is_string() && y.is_string(), x.as_immutable_string_ref(), y.as_immutable_string_ref())
     {
-        let (a, b): (&str, &str) = (&a, &b);
-        return Some(match op {
-            EqualsTo => Ok((a == b).into()),
-            NotEqualsTo => Ok((a != b).into()),
-            GreaterThan => Ok((a > b).into()),
-            GreaterThanEqualsTo => Ok((a >= b).into()),
-            LessThan => Ok((a < b).into()),
-            LessThanEqualsTo => Ok((a <= b).into()),
-            // `+` checks the string size limit: left to the caller, which knows it.
-            _ => bail(),
-        });
+        // `+` checks the string size limit: [`plus`] does it.
+        return Some(compare::<&str>(op, &a, &b));
     }
     if let (true, Ok(a), Ok(b)) = (x.is_char() && y.is_char(), x.as_char(), y.as_char()) {
-        return Some(match op {
-            EqualsTo => Ok((a == b).into()),
-            NotEqualsTo => Ok((a != b).into()),
-            GreaterThan => Ok((a > b).into()),
-            GreaterThanEqualsTo => Ok((a >= b).into()),
-            LessThan => Ok((a < b).into()),
-            LessThanEqualsTo => Ok((a <= b).into()),
-            _ => bail(),
-        });
+        return Some(compare(op, a, b));
     }
     if x.is_unit() && y.is_unit() {
         return Some(match op {
@@ -120,6 +89,20 @@ pub(crate) fn builtin_binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<D
         };
     }
     None
+}
+
+/// The six comparisons, as Rhai's built-ins make them for two values of one type.
+fn compare<T: PartialOrd>(op: &Token, a: T, b: T) -> R<Dynamic> {
+    use Token::*;
+    Ok(Dynamic::from_bool(match op {
+        EqualsTo => a == b,
+        NotEqualsTo => a != b,
+        GreaterThan => a > b,
+        GreaterThanEqualsTo => a >= b,
+        LessThan => a < b,
+        LessThanEqualsTo => a <= b,
+        _ => return bail(),
+    }))
 }
 
 /// Range types: Rhai compares them by their own rules (left to Rhai).
