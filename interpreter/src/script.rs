@@ -425,7 +425,7 @@ impl Scripts {
                         max_depth: self.limits.max_call_depth as usize,
                     };
                     let p = crate::compiled::Program::compile(&self.file_asts, self.natives.clone(), limits);
-                    if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some() {
+                    if crate::compiled::debugging() {
                         let (n, left) = p.coverage();
                         eprintln!("compiled scripts: {n} functions compiled, {} left to Rhai", left.len());
                         for (f, why) in left {

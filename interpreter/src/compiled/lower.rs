@@ -195,31 +195,27 @@ impl<'p> Lower<'p> {
                 if !flags.contains(ASTFlags::BREAK) {
                     return Ok(Box::new(|_, _| Err(Stop::Continue)));
                 }
-                let value = value.as_ref().map(|e| self.expr(e)).transpose()?;
-                Ok(Box::new(move |s, rt| {
-                    let v = match &value {
-                        Some(c) => c(s, rt)?,
-                        None => Dynamic::UNIT,
-                    };
-                    Err(Stop::Break(v))
-                }))
+                let value = self.value_or_unit(value.as_deref())?;
+                Ok(Box::new(move |s, rt| Err(Stop::Break(value(s, rt)?))))
             }
             Stmt::Return(value, flags, ..) => {
                 if flags.contains(ASTFlags::BREAK) {
                     // `throw`: always an error, which is Rhai's to report.
                     return Ok(Box::new(|_, _| bail()));
                 }
-                let value = value.as_ref().map(|e| self.expr(e)).transpose()?;
-                Ok(Box::new(move |s, rt| {
-                    let v = match &value {
-                        Some(c) => c(s, rt)?,
-                        None => Dynamic::UNIT,
-                    };
-                    Err(Stop::Return(v))
-                }))
+                let value = self.value_or_unit(value.as_deref())?;
+                Ok(Box::new(move |s, rt| Err(Stop::Return(value(s, rt)?))))
             }
             Stmt::Switch(x, ..) => self.switch(&x.0, &x.1),
             _ => Err("a statement compiled code does not run (try, import, closure capture)".into()),
+        }
+    }
+
+    /// The value of `break`/`return`: its expression, or `()` when it has none.
+    fn value_or_unit(&mut self, e: Option<&Expr>) -> U<Code> {
+        match e {
+            Some(e) => self.expr(e),
+            None => Ok(Box::new(|_, _| Ok(Dynamic::UNIT))),
         }
     }
 
@@ -245,31 +241,21 @@ impl<'p> Lower<'p> {
                     Err(e) => Err(e),
                 }
             };
-            let mut result = Dynamic::UNIT;
-            if obj.is_array() {
-                let items = obj.into_array().map_err(|_| bailed())?;
-                for (i, v) in items.into_iter().enumerate() {
-                    if let Some(b) = step(s, rt, i, v)? {
-                        result = b;
-                        break;
-                    }
-                }
-            } else if let Some(range) = obj.clone().try_cast::<std::ops::Range<INT>>() {
-                for (i, v) in range.enumerate() {
-                    if let Some(b) = step(s, rt, i, Dynamic::from_int(v))? {
-                        result = b;
-                        break;
-                    }
-                }
-            } else if let Some(range) = obj.try_cast::<std::ops::RangeInclusive<INT>>() {
-                for (i, v) in range.enumerate() {
-                    if let Some(b) = step(s, rt, i, Dynamic::from_int(v))? {
-                        result = b;
-                        break;
-                    }
-                }
+            let items: Box<dyn Iterator<Item = Dynamic>> = if obj.is_array() {
+                Box::new(obj.into_array().map_err(|_| bailed())?.into_iter())
+            } else if obj.is::<std::ops::Range<INT>>() {
+                Box::new(obj.cast::<std::ops::Range<INT>>().map(Dynamic::from_int))
+            } else if obj.is::<std::ops::RangeInclusive<INT>>() {
+                Box::new(obj.cast::<std::ops::RangeInclusive<INT>>().map(Dynamic::from_int))
             } else {
                 return bail();
+            };
+            let mut result = Dynamic::UNIT;
+            for (i, v) in items.enumerate() {
+                if let Some(b) = step(s, rt, i, v)? {
+                    result = b;
+                    break;
+                }
             }
             s[var_slot] = Dynamic::UNIT;
             Ok(result)

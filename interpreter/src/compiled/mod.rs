@@ -262,7 +262,7 @@ impl Program {
 
 impl Drop for Program {
     fn drop(&mut self) {
-        if std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_none() {
+        if !debugging() {
             return;
         }
         for f in &self.funcs {
@@ -275,7 +275,7 @@ impl Drop for Program {
 }
 
 /// Whether `RULEBOOK_SCRIPTS_DEBUG` asks for reports on compiled scripts (read once).
-pub(crate) fn debugging() -> bool {
+pub fn debugging() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| std::env::var_os("RULEBOOK_SCRIPTS_DEBUG").is_some())
 }
