@@ -95,8 +95,12 @@ struct CallStart {
     at: std::time::Instant,
 }
 
-/// Where a call's work sits while the script runs, shared with the `game` handles of the call.
-type WorkSlot = Arc<Mutex<Option<Work>>>;
+/// Where a call's rules and work sit while the script runs, shared with the `game` handles of
+/// the call. The rules live in the slot, not in each handle: a handle is cloned for every
+/// script function the call reaches, and the slot is this thread's own, while the rules' `Arc`
+/// is shared by every thread of a run (cloning it per handle made `simulate --jobs 2` threads
+/// contend for its reference count).
+type WorkSlot = Arc<Mutex<Option<(Arc<Rules>, Work)>>>;
 
 thread_local! {
     static CALL: std::cell::Cell<Option<CallStart>> = const { std::cell::Cell::new(None) };
@@ -202,6 +206,22 @@ pub fn rhai_only<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// Copies of a game's compiled program kept, one per group of threads. A compiled program
+/// holds reference-counted values (string constants, function pointers) that every run clones:
+/// threads sharing one copy contend for those counts, so `simulate --jobs N` threads each take
+/// their own copy (compiling takes milliseconds; results do not depend on the copy).
+const PROGRAM_COPIES: usize = 16;
+
+type ProgramCopies = [std::sync::OnceLock<Option<crate::compiled::Program>>; PROGRAM_COPIES];
+
+thread_local! {
+    /// The copy of compiled programs this thread uses: threads take copies in turn.
+    static PROGRAM_COPY: usize = {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % PROGRAM_COPIES
+    };
+}
+
 /// A game's compiled scripts.
 pub struct Scripts {
     engine: Engine,
@@ -210,9 +230,9 @@ pub struct Scripts {
     file_asts: Vec<AST>,
     /// The engine's functions, for compiled scripts to call directly.
     natives: Arc<crate::compiled::NativeTable>,
-    /// The scripts compiled to closures (made on the first call); `None` inside when
-    /// compiled scripts are off.
-    program: std::sync::OnceLock<Option<crate::compiled::Program>>,
+    /// The scripts compiled to closures, one copy per group of threads (see [`PROGRAM_COPIES`]),
+    /// each made on its first call; `None` inside when compiled scripts are off.
+    programs: ProgramCopies,
     /// Whether calls may run compiled (off with `RULEBOOK_SCRIPTS=rhai`).
     compiled: bool,
     /// The file each function (by name) was last defined in.
@@ -272,7 +292,6 @@ pub struct Work {
 /// The `game` value scripts receive: a handle onto the state of the call in progress.
 #[derive(Clone)]
 pub struct GameHandle {
-    pub(crate) rules: Arc<Rules>,
     pub(crate) work: WorkSlot,
 }
 
@@ -283,10 +302,10 @@ impl GameHandle {
         f: impl FnOnce(&Arc<Rules>, &mut Work) -> Result<T, String>,
     ) -> Result<T, Box<EvalAltResult>> {
         let mut guard = self.work.lock().map_err(|_| runtime("game state is poisoned"))?;
-        let work = guard
+        let (rules, work) = guard
             .as_mut()
             .ok_or_else(|| runtime("the game handle is no longer valid outside the call it was given to"))?;
-        f(&self.rules, work).map_err(runtime)
+        f(rules, work).map_err(runtime)
     }
 }
 
@@ -321,7 +340,7 @@ impl Scripts {
             ast: AST::empty(),
             file_asts: Vec::new(),
             natives: Arc::new(natives),
-            program: std::sync::OnceLock::new(),
+            programs: ProgramCopies::default(),
             compiled: std::env::var("RULEBOOK_SCRIPTS").map_or(true, |v| v != "rhai"),
             files: Default::default(),
             limits: DEFAULT_LIMITS,
@@ -340,7 +359,7 @@ impl Scripts {
         self.engine.set_max_array_size(l.max_array_size as usize);
         self.engine.set_max_map_size(l.max_map_size as usize);
         self.limits = l;
-        self.program = std::sync::OnceLock::new();
+        self.programs = ProgramCopies::default();
     }
 
     /// Compiles one file and adds its functions, replacing same-named ones already added.
@@ -359,7 +378,7 @@ impl Scripts {
         }
         self.ast = self.ast.merge(&ast);
         self.file_asts.push(ast);
-        self.program = std::sync::OnceLock::new();
+        self.programs = ProgramCopies::default();
         Ok(())
     }
 
@@ -415,7 +434,7 @@ impl Scripts {
 
     /// The compiled program (compiled on first use).
     pub fn program(&self) -> Option<&crate::compiled::Program> {
-        self.program
+        self.programs[PROGRAM_COPY.with(|c| *c)]
             .get_or_init(|| {
                 self.compiled.then(|| {
                     let limits = crate::compiled::Limits {
@@ -454,9 +473,9 @@ impl Scripts {
         work.handed = 0;
         let slot = SLOTS.with(|s| s.borrow_mut().pop()).unwrap_or_default();
         if let Ok(mut g) = slot.lock() {
-            *g = Some(work);
+            *g = Some((rules.clone(), work));
         }
-        let handle = GameHandle { rules: rules.clone(), work: slot };
+        let handle = GameHandle { work: slot };
         let mut all = Vec::with_capacity(args.len() + 2);
         all.push(Dynamic::from(handle.clone()));
         all.extend(args);
@@ -500,7 +519,8 @@ impl Scripts {
                 }
             }
         }
-        let work = handle.work.lock().ok().and_then(|mut g| g.take()).expect("script work is returned after the call");
+        let (_, work) =
+            handle.work.lock().ok().and_then(|mut g| g.take()).expect("script work is returned after the call");
         // Nothing else holds the slot once the call is over (a script cannot keep `game`):
         // the next call on this thread takes it again instead of allocating one.
         let slot = handle.work;
