@@ -349,7 +349,7 @@ impl<'p> Lower<'p> {
     fn expr(&mut self, e: &Expr) -> U<Code> {
         match e {
             Expr::DynamicConstant(v, ..) => {
-                let v = (**v).clone();
+                let v = unshared(v);
                 Ok(Box::new(move |_, _| Ok(v.clone())))
             }
             Expr::BoolConstant(b, ..) => {
@@ -365,7 +365,7 @@ impl<'p> Lower<'p> {
                 Ok(Box::new(move |_, _| Ok(Dynamic::from_char(c))))
             }
             Expr::StringConstant(text, ..) => {
-                let text = text.clone();
+                let text = unshared_str(text);
                 Ok(Box::new(move |_, _| Ok(Dynamic::from(text.clone()))))
             }
             Expr::Unit(..) => Ok(Box::new(|_, _| Ok(Dynamic::UNIT))),
@@ -398,7 +398,7 @@ impl<'p> Lower<'p> {
                 }))
             }
             Expr::Map(x, ..) => {
-                let template = x.1.clone();
+                let template: rhai::Map = x.1.iter().map(|(k, v)| (k.clone(), unshared(v))).collect();
                 let entries = x.0.iter().map(|(k, v)| Ok((k.name.clone(), self.expr(v)?))).collect::<U<Vec<_>>>()?;
                 Ok(Box::new(move |s, rt| {
                     let mut m = template.clone();
@@ -418,7 +418,7 @@ impl<'p> Lower<'p> {
             }
             Expr::Variable(x, ..) if !self.is_local(&x.1) && self.index.contains_key(x.1.as_str()) => {
                 // A script function's name used as a value: Rhai makes it a function pointer.
-                let fp = FnPtr::new(x.1.clone()).map_err(|_| "a bad function name".to_string())?;
+                let fp = FnPtr::new(unshared_str(&x.1)).map_err(|_| "a bad function name".to_string())?;
                 let v = Dynamic::from(fp);
                 Ok(Box::new(move |_, _| Ok(v.clone())))
             }
@@ -518,7 +518,7 @@ impl<'p> Lower<'p> {
             Expr::Property(p, ..) => {
                 let ((getter, _), (setter, _), name) = &**p;
                 links.push(Link::Prop {
-                    name: name.clone(),
+                    name: unshared_str(name),
                     getter: self.natives.list(getter, 1).map(<[Native]>::to_vec),
                     setter: self.natives.list(setter, 2).map(<[Native]>::to_vec),
                     indexer: self.natives.list("index$get$", 2).map(<[Native]>::to_vec),
@@ -562,7 +562,7 @@ impl<'p> Lower<'p> {
                 let Expr::StringConstant(target, ..) = &f.args[0] else {
                     return Err("`Fn` of a computed name".into());
                 };
-                let fp = FnPtr::new(target.clone()).map_err(|_| "`Fn` of a bad name".to_string())?;
+                let fp = FnPtr::new(unshared_str(target)).map_err(|_| "`Fn` of a bad name".to_string())?;
                 let v = Dynamic::from(fp);
                 return Ok(Box::new(move |_, _| Ok(v.clone())));
             }
@@ -958,6 +958,33 @@ fn set_path(
         return bail();
     }
     Ok(())
+}
+
+/// A copy of a string of the AST that shares no reference count with it. The AST is shared by
+/// every thread of a run, while each thread has its own compiled program (see
+/// `crate::script`): constants the closures clone at run time must be the program's own, or
+/// threads contend for the AST's counts.
+fn unshared_str(s: &ImmutableString) -> ImmutableString {
+    ImmutableString::from(s.as_str())
+}
+
+/// A constant of the AST rebuilt so that it shares no reference count with it (see
+/// [`unshared_str`]): strings, arrays and maps are copied; other values hold no shared count.
+fn unshared(v: &Dynamic) -> Dynamic {
+    let copy = if let Ok(s) = v.as_immutable_string_ref() {
+        Dynamic::from(unshared_str(&s))
+    } else if let Ok(a) = v.as_array_ref() {
+        Dynamic::from_array(a.iter().map(unshared).collect())
+    } else if let Ok(m) = v.as_map_ref() {
+        Dynamic::from_map(m.iter().map(|(k, x)| (k.clone(), unshared(x))).collect())
+    } else {
+        return v.clone();
+    };
+    if v.is_read_only() {
+        copy.into_read_only()
+    } else {
+        copy
+    }
 }
 
 /// The hash Rhai files a `switch` case under (its default hasher over the value).
