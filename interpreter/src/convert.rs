@@ -3,7 +3,6 @@
 //! then converted. Component handles become their ids.
 
 use crate::value::{Value, MAX_VALUE_BYTES, MAX_VALUE_DEPTH, SLOT_BYTES};
-use indexmap::IndexMap;
 use rhai::Dynamic;
 
 /// The approximate bytes a Rhai value would take as a [`Value`], refused (without copying
@@ -79,7 +78,7 @@ pub(crate) fn convert_dynamic(d: &Dynamic) -> Result<Value, String> {
     }
     if d.is_map() {
         let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
-        let mut out = IndexMap::new();
+        let mut out = crate::value::ValueMap::with_capacity_and_hasher(map.len(), Default::default());
         for (k, v) in map.iter() {
             out.insert(k.to_string(), convert_dynamic(v)?);
         }
@@ -94,7 +93,7 @@ mod tests {
 
     #[test]
     fn round_trips_through_rhai() {
-        let mut m = IndexMap::new();
+        let mut m = crate::value::ValueMap::default();
         m.insert("a".to_string(), Value::Int(3));
         m.insert("b".to_string(), Value::List(vec![Value::Bool(true), Value::Str("x".into())]));
         let v = Value::Map(m);

@@ -403,7 +403,10 @@ pub struct DecisionDef {
     /// and any other fields.
     #[schemars(with = "Option<String>")]
     pub options: Option<Ref>,
-    /// Label template for component options (defaults to the component type's label).
+    /// Label template for component options (defaults to the component type's label), and
+    /// for scripted options without a `label` of their own: filled from the option map's
+    /// fields (`{id}`, `{name}`, ...) only when a label is read, so scripts need not build
+    /// label strings that simulations never show.
     pub label: Option<String>,
     /// Script `fn(game, player, choice[, ctx])` run after a single player's choice.
     #[schemars(with = "Option<String>")]

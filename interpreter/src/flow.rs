@@ -299,7 +299,13 @@ impl Game {
                         Some(Value::Int(i)) => i.to_string(),
                         _ => return Err(self.returned(&f.name, format!("returned an option without an `id`: {value}"))),
                     };
-                    let label = value.get("label").map(|l| l.to_string()).unwrap_or_else(|| id.clone());
+                    // Without a `label` of its own, the option is labelled by the decision's
+                    // template when someone reads the label (not now), else by its id.
+                    let label = match (value.get("label"), &d.label) {
+                        (Some(l), _) => Some(l.to_string()),
+                        (None, Some(_)) => None,
+                        (None, None) => Some(id.clone()),
+                    };
                     if out.iter().any(|c| matches!(c, Choice::Scripted { id: other, .. } if *other == id)) {
                         return Err(self.returned(
                             &f.name,
@@ -534,7 +540,11 @@ impl Game {
         match c {
             Choice::Component(i) | Choice::Add(i) => card(*i),
             Choice::Subset { cards, .. } => cards.iter().map(|i| card(*i)).collect::<Vec<_>>().join(" + "),
-            Choice::Scripted { label, .. } => label.clone(),
+            Choice::Scripted { label: Some(label), .. } => label.clone(),
+            Choice::Scripted { label: None, id, value } => match (&self.rules.decisions[decision].label, value) {
+                (Some(t), Value::Map(fields)) => crate::value::fill_template(t, fields, id),
+                _ => id.clone(),
+            },
         }
     }
 

@@ -558,7 +558,7 @@ pub struct Rules {
     /// Variables.
     pub vars: Vec<VarInfo>,
     /// Data tables.
-    pub tables: IndexMap<String, Value>,
+    pub tables: crate::value::ValueMap,
     /// The data tables as script values, made on first use (`game.table` hands out copies).
     pub(crate) script_tables: std::sync::OnceLock<IndexMap<String, rhai::Dynamic>>,
     /// Graphs.

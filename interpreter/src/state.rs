@@ -8,13 +8,12 @@ use crate::log::{Event, EventKind};
 use crate::rng::GameRng;
 use crate::rules::Rules;
 use crate::value::Value;
-use indexmap::IndexMap;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A component's properties by name.
-pub type Props = IndexMap<String, Value>;
+pub type Props = crate::value::ValueMap;
 
 /// One physical component (card, tile, token).
 #[derive(Clone, Debug, Serialize)]
@@ -140,8 +139,11 @@ pub enum Choice {
     Scripted {
         /// Stable id.
         id: String,
-        /// Label.
-        label: String,
+        /// Label: the option map's `label`; `None` when it has none, so that the label is
+        /// made only when someone reads it (from the decision's `label` template and the
+        /// option's fields, else the id).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
         /// The whole option map, handed back to the script.
         value: Value,
     },
@@ -476,7 +478,7 @@ impl State {
                 if wanted == i128::MAX { "too many".to_string() } else { wanted.to_string() }
             ));
         }
-        let mut combos: Vec<IndexMap<String, Value>> = vec![IndexMap::new()];
+        let mut combos: Vec<Props> = vec![Props::default()];
         for (k, spec) in &c.props {
             // Each value of the property, with the properties it brings along (a range's name).
             let values: Vec<Vec<(String, Value)>> = match spec {
@@ -550,13 +552,7 @@ impl State {
     }
 
     /// Creates a component, not yet in a zone. Fails if the id is taken.
-    pub fn create(
-        &mut self,
-        rules: &Rules,
-        kind: usize,
-        id: Option<String>,
-        props: IndexMap<String, Value>,
-    ) -> Result<u32, String> {
+    pub fn create(&mut self, rules: &Rules, kind: usize, id: Option<String>, props: Props) -> Result<u32, String> {
         if self.components.list.len() >= crate::rules::MAX_COMPONENTS {
             return Err(format!("the game already holds {} components, the most it may", crate::rules::MAX_COMPONENTS));
         }

@@ -5,7 +5,6 @@
 
 use crate::rules::Subset;
 use crate::value::Value;
-use indexmap::IndexMap;
 
 /// Most partial sets one check may look at.
 const MAX_VISITS: usize = 1_000_000;
@@ -15,7 +14,7 @@ pub struct Candidate<'a> {
     /// Component index.
     pub idx: u32,
     /// Component properties.
-    pub props: &'a IndexMap<String, Value>,
+    pub props: &'a crate::value::ValueMap,
 }
 
 /// The candidates of one decision with what the checks need precomputed.
@@ -146,8 +145,8 @@ fn rank(c: &Candidate<'_>, prop: &str, order: Option<&[Value]>) -> Result<i64, S
 mod tests {
     use super::*;
 
-    fn card(series: &str, year: i64) -> IndexMap<String, Value> {
-        let mut m = IndexMap::new();
+    fn card(series: &str, year: i64) -> crate::value::ValueMap {
+        let mut m = crate::value::ValueMap::default();
         m.insert("series".to_string(), Value::Str(series.into()));
         m.insert("year".to_string(), Value::Int(year));
         m
@@ -158,7 +157,7 @@ mod tests {
         Subset { min, max: usize::MAX, consecutive: Some(("series".into(), Some(order))), ..Subset::default() }
     }
 
-    fn cands(props: &[IndexMap<String, Value>]) -> Vec<Candidate<'_>> {
+    fn cands(props: &[crate::value::ValueMap]) -> Vec<Candidate<'_>> {
         props.iter().enumerate().map(|(i, p)| Candidate { idx: i as u32, props: p }).collect()
     }
 

@@ -23,8 +23,14 @@ pub enum Value {
     /// A list of values.
     List(Vec<Value>),
     /// A map from names to values, in insertion order.
-    Map(IndexMap<String, Value>),
+    Map(ValueMap),
 }
+
+/// A map from names to values, in insertion order: what [`Value::Map`] and component
+/// properties hold. Hashed with ahash under fixed keys (faster than the standard SipHash for
+/// the short names looked up on every property read); the hasher never shows, as iteration
+/// follows insertion order.
+pub type ValueMap = IndexMap<String, Value, std::hash::BuildHasherDefault<ahash::AHasher>>;
 
 /// How deeply lists and maps may nest in a value a script hands to the engine.
 pub const MAX_VALUE_DEPTH: usize = 32;
@@ -36,7 +42,7 @@ pub(crate) const SLOT_BYTES: u64 = 16;
 /// Fills `{prop}` placeholders from a component's properties (`{id}` is the id; `{prop?}`
 /// is left empty when the component has no such property, `{prop}` is kept as written).
 /// Surrounding spaces are trimmed.
-pub fn fill_template(t: &str, props: &IndexMap<String, Value>, id: &str) -> String {
+pub fn fill_template(t: &str, props: &ValueMap, id: &str) -> String {
     let mut out = String::with_capacity(t.len() + 8);
     let mut rest = t;
     while let Some(start) = rest.find('{') {
@@ -93,7 +99,8 @@ impl Value {
             Value::Unit => Dynamic::UNIT,
             Value::Bool(b) => Dynamic::from_bool(*b),
             Value::Int(i) => Dynamic::from_int(*i),
-            Value::Str(s) => Dynamic::from(s.clone()),
+            // Straight into Rhai's string (one allocation; a `String` copy first would be two).
+            Value::Str(s) => Dynamic::from(rhai::ImmutableString::from(s.as_str())),
             Value::List(l) => Dynamic::from_array(l.iter().map(Value::to_dynamic).collect()),
             Value::Map(m) => {
                 let mut map = rhai::Map::new();

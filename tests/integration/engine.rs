@@ -395,3 +395,19 @@ fn a_declared_trick_refuses_a_leader_that_is_not_a_seat_and_leaves_the_game_as_i
     assert!(labels.contains("Ah") && labels.contains("Tc") && labels.contains("2d"), "{labels:?}");
     assert_eq!(labels.len(), 39);
 }
+
+/// games/README.md, `[decisions.NAME]` `label`: a scripted option without a `label` of its
+/// own is labelled by the decision's template, filled from its fields when someone reads it.
+#[test]
+fn scripted_options_take_the_decisions_label_template() {
+    let game = load("tests/fixtures/dice-bid", &[], &[]);
+    let mut s = game.start(2, 1).unwrap();
+    let labels: Vec<String> = s.options(0).into_iter().map(|o| format!("{}={}", o.id, o.label)).collect();
+    assert_eq!(labels, ["0=0 chips", "1=1 chips", "2=2 chips", "3=3 chips", "4=4 chips"]);
+    let view = s.view(0);
+    let shown: Vec<&str> = view.pending.as_ref().unwrap().options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(shown, ["0 chips", "1 chips", "2 chips", "3 chips", "4 chips"]);
+    s.apply(0, "3 chips").unwrap();
+    s.apply(1, "1").unwrap();
+    assert!(s.log_for(None).iter().any(|l| l.contains("P1 3 chips, P2 1 chips")), "{:?}", s.log_for(None));
+}

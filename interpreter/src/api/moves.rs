@@ -96,7 +96,7 @@ fn create(h: &mut GameHandle, kind: &str, props: Map, zone: &str, owner: Option<
         let k = r.component_type(kind)?;
         let (z, o) = slot(r, &w.state, zone, owner)?;
         let mut id = None;
-        let mut p = indexmap::IndexMap::new();
+        let mut p = crate::value::ValueMap::default();
         for (key, v) in props {
             if key == "id" {
                 id = Some(v.to_string());

@@ -5,7 +5,8 @@ use super::natives::{invoke, Native, NativeTable};
 use super::ops::{self, bail};
 use super::{bailed, call_index, call_pointer, Code, Rt, Stop, R};
 use rhai::{
-    ASTFlags, BinaryExpr, Dynamic, Expr, FnArgsVec, FnCallExpr, FnPtr, ImmutableString, OpAssignment, Stmt, Token, INT,
+    ASTFlags, ASTNode, BinaryExpr, Dynamic, Expr, FnArgsVec, FnCallExpr, FnPtr, ImmutableString, OpAssignment, Stmt,
+    Token, INT,
 };
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -44,6 +45,9 @@ pub(super) struct Lower<'p> {
     scope: Vec<(ImmutableString, usize)>,
     slots: usize,
     callees: Vec<usize>,
+    /// Slots whose `push`es skip the size check, because the loop being lowered only ever
+    /// pushes onto them and checks them once when it ends (see [`Lower::for_loop`]).
+    unchecked_push: Vec<usize>,
 }
 
 impl<'p> Lower<'p> {
@@ -52,7 +56,15 @@ impl<'p> Lower<'p> {
         natives: &'p NativeTable,
         switch_ok: bool,
     ) -> Self {
-        Lower { index, natives, switch_ok, scope: Vec::new(), slots: 0, callees: Vec::new() }
+        Lower {
+            index,
+            natives,
+            switch_ok,
+            scope: Vec::new(),
+            slots: 0,
+            callees: Vec::new(),
+            unchecked_push: Vec::new(),
+        }
     }
 
     /// Slots a call of the function needs.
@@ -222,12 +234,41 @@ impl<'p> Lower<'p> {
     fn for_loop(&mut self, x: &(rhai::Ident, Option<rhai::Ident>, rhai::FlowControl)) -> U<Code> {
         let (var, counter, fc) = x;
         let iter = self.expr(&fc.expr)?;
+        // Variables the body only pushes onto: Rhai checks the whole array against the size
+        // limits after every push (a loop building a list checks n times over n elements).
+        // Such an array only grows during the loop, so it is within the limits after every
+        // push exactly when it is within them at the end: one check when the loop ends.
+        let grown: Vec<usize> = only_pushed_onto(fc.body.statements())
+            .iter()
+            .filter(|v| **v != var.name && counter.as_ref().is_none_or(|c| c.name != **v))
+            .filter_map(|v| self.lookup(v))
+            .filter(|slot| !self.unchecked_push.contains(slot))
+            .collect();
+        let outer_unchecked = self.unchecked_push.len();
+        self.unchecked_push.extend(&grown);
         let mark = self.scope.len();
         let counter_slot = counter.as_ref().map(|c| self.declare(c.name.clone()));
         let var_slot = self.declare(var.name.clone());
-        let body = self.block(fc.body.statements())?;
+        let body = self.block(fc.body.statements());
         self.scope.truncate(mark);
+        self.unchecked_push.truncate(outer_unchecked);
+        let body = body?;
+        let looped = self.loop_code(iter, counter_slot, var_slot, body);
+        if grown.is_empty() {
+            return Ok(looped);
+        }
         Ok(Box::new(move |s, rt| {
+            let r = looped(s, rt);
+            if matches!(r, Ok(_) | Err(Stop::Return(_))) && grown.iter().any(|g| ops::too_big(rt, &s[*g])) {
+                return bail();
+            }
+            r
+        }))
+    }
+
+    /// The loop itself: runs `body` for each item of what `iter` gives.
+    fn loop_code(&mut self, iter: Code, counter_slot: Option<usize>, var_slot: usize, body: Code) -> Code {
+        Box::new(move |s, rt| {
             let obj = iter(s, rt)?;
             let step = |s: &mut [Dynamic], rt: &mut Rt, i: usize, v: Dynamic| -> R<Option<Dynamic>> {
                 rt.tick()?;
@@ -259,7 +300,12 @@ impl<'p> Lower<'p> {
             }
             s[var_slot] = Dynamic::UNIT;
             Ok(result)
-        }))
+        })
+    }
+
+    /// The slot of a local variable in scope (the innermost of that name).
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.scope.iter().rev().find(|(n, _)| n.as_str() == name).map(|(_, s)| *s)
     }
 
     fn switch(&mut self, value: &Expr, cases: &rhai::SwitchCasesCollection) -> U<Code> {
@@ -338,7 +384,13 @@ impl<'p> Lower<'p> {
                     for a in &args {
                         keys.push(a(s, rt)?);
                     }
+                    // Rhai checks what the assignment changed against the size limits; the
+                    // whole variable holds it, so a variable within them is too.
+                    let grows = op.is_some() || v.is_string() || v.is_array() || v.is_map();
                     set_path(rt, &mut s[slot], &links, &mut keys.into_iter(), v, op.as_ref())?;
+                    if grows && ops::too_big(rt, &s[slot]) {
+                        return bail();
+                    }
                     Ok(Dynamic::UNIT)
                 }))
             }
@@ -428,6 +480,22 @@ impl<'p> Lower<'p> {
             }
             Expr::Stmt(block) => self.block(block.statements()),
             Expr::FnCall(f, ..) => self.call(f),
+            Expr::Dot(x, flags, ..) if self.is_unchecked_push(x, *flags) => {
+                let (Expr::Variable(v, ..), Expr::MethodCall(f, ..)) = (&x.lhs, &x.rhs) else {
+                    unreachable!("checked by is_unchecked_push")
+                };
+                let slot = self.variable(&v.1)?;
+                let item = self.expr(&f.args[0])?;
+                Ok(Box::new(move |s, rt| {
+                    let item = item(s, rt)?;
+                    let target = &mut s[slot];
+                    if target.is_read_only() || !target.is_array() {
+                        return bail();
+                    }
+                    target.as_array_mut().map_err(|_| bailed())?.push(item);
+                    Ok(Dynamic::UNIT)
+                }))
+            }
             Expr::Dot(..) | Expr::Index(..) => {
                 let (root, links, args) = self.chain(e)?;
                 Ok(Box::new(move |s, rt| {
@@ -475,6 +543,20 @@ impl<'p> Lower<'p> {
             }
             _ => Err("an expression compiled code does not evaluate (`this`, `?.`, closures)".into()),
         }
+    }
+
+    /// Whether `x` is `v.push(item)` on a variable whose size check the enclosing loop makes
+    /// when it ends (and `push` is Rhai's own: the game registers none).
+    fn is_unchecked_push(&self, x: &BinaryExpr, flags: ASTFlags) -> bool {
+        let (Expr::Variable(v, ..), Expr::MethodCall(f, ..)) = (&x.lhs, &x.rhs) else {
+            return false;
+        };
+        !flags.contains(ASTFlags::NEGATED)
+            && f.name == "push"
+            && f.args.len() == 1
+            && !f.capture_parent_scope
+            && !self.natives.has("push", 2)
+            && self.lookup(&v.1).is_some_and(|slot| self.unchecked_push.contains(&slot))
     }
 
     /// A chain `root.a[b].c(d)`: its root, its links and the arguments of its links in the
@@ -958,6 +1040,40 @@ fn set_path(
         return bail();
     }
     Ok(())
+}
+
+/// The variables that `stmts` use only as `v.push(item)` (with `v` not in `item`), never
+/// declare again, read, assign or pass anywhere: within these statements they only grow.
+fn only_pushed_onto(stmts: &[Stmt]) -> Vec<ImmutableString> {
+    let mut pushed: Vec<ImmutableString> = Vec::new();
+    let mut other: Vec<ImmutableString> = Vec::new();
+    let mut path = Vec::new();
+    for stmt in stmts {
+        stmt.walk(&mut path, &mut |nodes: &[ASTNode]| {
+            match nodes {
+                [.., ASTNode::Expr(Expr::Dot(x, flags, ..)), ASTNode::Expr(me @ Expr::Variable(v, ..))]
+                    if std::ptr::eq(&x.lhs, *me)
+                        && !flags.contains(ASTFlags::NEGATED)
+                        && matches!(&x.rhs, Expr::MethodCall(f, ..) if f.name == "push" && f.args.len() == 1) =>
+                {
+                    pushed.push(v.1.clone())
+                }
+                [.., ASTNode::Expr(Expr::Variable(v, ..))] => other.push(v.1.clone()),
+                [.., ASTNode::Stmt(Stmt::Var(x, ..))] => other.push(x.0.name.clone()),
+                [.., ASTNode::Stmt(Stmt::For(x, ..))] => {
+                    other.push(x.0.name.clone());
+                    other.extend(x.1.as_ref().map(|c| c.name.clone()));
+                }
+                _ => {}
+            }
+            true
+        });
+        path.clear();
+    }
+    pushed.sort();
+    pushed.dedup();
+    pushed.retain(|v| !other.contains(v));
+    pushed
 }
 
 /// A copy of a string of the AST that shares no reference count with it. The AST is shared by

@@ -469,6 +469,29 @@ mod tests {
         gives_up("let x = 1; if x { 2 } else { 3 }");
     }
 
+    /// The test limits: arrays of 1,000 elements, strings of 10,000 bytes (all the strings
+    /// inside a value added up, as Rhai counts them).
+    #[test]
+    fn size_limits_are_kept_however_the_value_grows() {
+        // A loop that only pushes is checked once, when it ends: within the limits, the same
+        // list as Rhai's; past them (at the end, or only before a `return` or `break`), Rhai's
+        // error.
+        same("let out = []; for i in 0..900 { if i % 2 == 0 { out.push(#{ id: i }); } } out.len()");
+        same("let out = []; for i in 0..3 { for j in 0..3 { out.push([i, j]); } } out");
+        gives_up("let out = []; for i in 0..1200 { out.push(i); } out.len()");
+        gives_up("let out = []; for i in 0..600 { out.push([i, i]); } out.len()");
+        gives_up("let out = []; for i in 0..1200 { out.push(i); if i == 1100 { return 0; } } 1");
+        gives_up("let out = []; for i in 0..1200 { out.push(i); if i == 1100 { break; } } 1");
+        // Read inside the loop: every push is checked, as before.
+        gives_up("let out = []; for i in 0..1200 { out.push(i); if out.len() > 1100 { return 0; } } 1");
+        // The bytes of all strings count, not the longest.
+        gives_up("let out = []; for i in 0..300 { out.push(\"0123456789012345678901234567890123456789\"); } 0");
+        gives_up("let out = []; let s = \"0123456789012345678901234567890123456789\"; for i in 0..300 { out += s; } 0");
+        gives_up(
+            "let m = #{}; let s = \"0123456789012345678901234567890123456789\"; for i in 0..300 { m[`k${i}`] = s; } 0",
+        );
+    }
+
     #[test]
     fn the_switch_hash_is_rhais() {
         assert!(lower::switch_hash_matches_rhai());

@@ -165,7 +165,7 @@ pub(crate) fn op_assign(rt: &mut Rt, op: &Token, target: &mut Dynamic, y: Dynami
     }
     if matches!(op, Plus) && target.is_array() && !target.is_read_only() {
         // Rhai's built-in `+=` on an array: appends another array's items, pushes any other value.
-        let nested = y.is_array() || y.is_map();
+        let nested = y.is_array() || y.is_map() || y.is_string();
         {
             let mut a = target.as_array_mut().map_err(|_| bailed())?;
             if y.is_array() {
@@ -380,9 +380,10 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
             if this.is_read_only() {
                 return None;
             }
-            let nested = x.is_array() || x.is_map();
+            let nested = x.is_array() || x.is_map() || x.is_string();
             this.as_array_mut().ok()?.push(std::mem::take(x));
-            // Rhai checks the grown array against the size limits (nested values count).
+            // Rhai checks the grown array against the size limits (nested values and the
+            // bytes of its strings count).
             let over = if nested { too_big(rt, this) } else { this.as_array_ref().ok()?.len() >= rt.prog.max_array };
             if over {
                 return Some(bail());
@@ -471,7 +472,8 @@ pub(crate) fn too_big(rt: &Rt, v: &Dynamic) -> bool {
                 }
             }
         } else if let Ok(s) = v.as_immutable_string_ref() {
-            acc.2 = acc.2.max(s.len());
+            // Rhai adds up the bytes of every string inside the value.
+            acc.2 += s.len();
         }
     }
     if !(v.is_array() || v.is_map() || v.is_string()) {

@@ -6,7 +6,6 @@ use super::Loader;
 use crate::def::{self, GameFile, Ref};
 use crate::rules::{ComponentType, DeclaredComponent, IntSpec, PropSpec, Rules, ZoneInfo};
 use crate::value::Value;
-use indexmap::IndexMap;
 use toml::Spanned;
 
 impl Loader {
@@ -167,7 +166,7 @@ impl Loader {
         let mut d = DeclaredComponent {
             kind,
             id: None,
-            props: IndexMap::new(),
+            props: Default::default(),
             count: IntSpec::Int(1),
             per_player: false,
             zone: type_zone,
