@@ -48,6 +48,9 @@ pub(super) struct Lower<'p> {
     /// Slots whose `push`es skip the size check, because the loop being lowered only ever
     /// pushes onto them and checks them once when it ends (see [`Lower::for_loop`]).
     unchecked_push: Vec<usize>,
+    /// Variables whose one read in the expression being lowered is their last: the value is
+    /// moved out instead of copied (see [`Lower::expr_last`]).
+    last_reads: Vec<ImmutableString>,
 }
 
 impl<'p> Lower<'p> {
@@ -64,6 +67,7 @@ impl<'p> Lower<'p> {
             slots: 0,
             callees: Vec::new(),
             unchecked_push: Vec::new(),
+            last_reads: Vec::new(),
         }
     }
 
@@ -81,7 +85,7 @@ impl<'p> Lower<'p> {
     pub(super) fn function(&mut self, params: &[ImmutableString], body: &[Stmt]) -> U<Code> {
         self.scope = params.iter().cloned().zip(0..).collect();
         self.slots = params.len();
-        self.block(body)
+        self.block_ending(body, true)
     }
 
     fn script_fn(&self, name: &str, n: usize) -> Option<usize> {
@@ -109,8 +113,18 @@ impl<'p> Lower<'p> {
     }
 
     fn block(&mut self, stmts: &[Stmt]) -> U<Code> {
+        self.block_ending(stmts, false)
+    }
+
+    /// A block; `returns`: its value is the function's (nothing runs after its last statement).
+    fn block_ending(&mut self, stmts: &[Stmt], returns: bool) -> U<Code> {
         let mark = self.scope.len();
-        let mut codes = stmts.iter().map(|s| self.stmt(s)).collect::<U<Vec<Code>>>()?;
+        let last = stmts.len().saturating_sub(1);
+        let mut codes = stmts
+            .iter()
+            .enumerate()
+            .map(|(i, s)| if returns && i == last { self.stmt_returning(s) } else { self.stmt(s) })
+            .collect::<U<Vec<Code>>>()?;
         let declared: Vec<usize> = self.scope[mark..].iter().map(|(_, s)| *s).collect();
         self.scope.truncate(mark);
         Ok(match codes.len() {
@@ -134,6 +148,35 @@ impl<'p> Lower<'p> {
                 Ok(last)
             }),
         })
+    }
+
+    /// A statement whose value the function returns: an expression's last reads move.
+    fn stmt_returning(&mut self, stmt: &Stmt) -> U<Code> {
+        match stmt {
+            Stmt::Expr(e) => self.expr_last(e),
+            Stmt::Block(b) => self.block_ending(b.statements(), true),
+            Stmt::If(fc, ..) => {
+                let cond = self.expr(&fc.expr)?;
+                let body = self.block_ending(fc.body.statements(), true)?;
+                let branch = self.block_ending(fc.branch.statements(), true)?;
+                Ok(Box::new(move |s, rt| match cond(s, rt)?.as_bool() {
+                    Ok(true) => body(s, rt),
+                    Ok(false) => branch(s, rt),
+                    Err(_) => bail(),
+                }))
+            }
+            other => self.stmt(other),
+        }
+    }
+
+    /// An expression after which the function's locals are never read again (`return e`, or
+    /// the function's last value): a variable it reads once, outside any loop, is moved out of
+    /// its slot instead of copied (a function ending `out` hands its list over).
+    fn expr_last(&mut self, e: &Expr) -> U<Code> {
+        let outer = std::mem::replace(&mut self.last_reads, read_once(e));
+        let code = self.expr(e);
+        self.last_reads = outer;
+        code
     }
 
     fn stmt(&mut self, stmt: &Stmt) -> U<Code> {
@@ -215,7 +258,10 @@ impl<'p> Lower<'p> {
                     // `throw`: always an error, which is Rhai's to report.
                     return Ok(Box::new(|_, _| bail()));
                 }
-                let value = self.value_or_unit(value.as_deref())?;
+                let value = match value.as_deref() {
+                    Some(e) => self.expr_last(e)?,
+                    None => self.value_or_unit(None)?,
+                };
                 Ok(Box::new(move |s, rt| Err(Stop::Return(value(s, rt)?))))
             }
             Stmt::Switch(x, ..) => self.switch(&x.0, &x.1),
@@ -473,6 +519,10 @@ impl<'p> Lower<'p> {
                 let fp = FnPtr::new(unshared_str(&x.1)).map_err(|_| "a bad function name".to_string())?;
                 let v = Dynamic::from(fp);
                 Ok(Box::new(move |_, _| Ok(v.clone())))
+            }
+            Expr::Variable(x, ..) if self.last_reads.contains(&x.1) => {
+                let slot = self.variable(&x.1)?;
+                Ok(Box::new(move |s, _| Ok(std::mem::take(&mut s[slot]))))
             }
             Expr::Variable(x, ..) => {
                 let slot = self.variable(&x.1)?;
@@ -1040,6 +1090,32 @@ fn set_path(
         return bail();
     }
     Ok(())
+}
+
+/// The variables `e` reads exactly once and declares nowhere, if `e` holds no loop (a read
+/// inside a loop may run many times); after `e` the function ends, so that read is the last.
+fn read_once(e: &Expr) -> Vec<ImmutableString> {
+    let mut reads: Vec<ImmutableString> = Vec::new();
+    let mut declared: Vec<ImmutableString> = Vec::new();
+    let mut looped = false;
+    e.walk(&mut Vec::new(), &mut |nodes: &[ASTNode]| {
+        match nodes.last() {
+            Some(ASTNode::Expr(Expr::Variable(v, ..))) => reads.push(v.1.clone()),
+            Some(ASTNode::Stmt(Stmt::Var(x, ..))) => declared.push(x.0.name.clone()),
+            Some(ASTNode::Stmt(Stmt::For(..) | Stmt::While(..) | Stmt::Do(..))) => looped = true,
+            _ => {}
+        }
+        !looped
+    });
+    if looped {
+        return Vec::new();
+    }
+    let once: Vec<ImmutableString> = reads
+        .iter()
+        .filter(|v| reads.iter().filter(|w| w == v).count() == 1 && !declared.contains(v))
+        .cloned()
+        .collect();
+    once
 }
 
 /// The variables that `stmts` use only as `v.push(item)` (with `v` not in `item`), never

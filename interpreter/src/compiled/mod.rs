@@ -469,6 +469,19 @@ mod tests {
         gives_up("let x = 1; if x { 2 } else { 3 }");
     }
 
+    /// A function's last reads hand values over instead of copying them; every other read
+    /// still copies.
+    #[test]
+    fn last_reads_move_and_others_copy() {
+        same("let a = [1, 2]; let b = a; b.push(3); a");
+        same("let a = [1, 2]; if a.len() > 1 { a } else { [] }");
+        same("let a = [1, 2]; return [a, a.len()];");
+        same("let m = #{ x: [1] }; let y = m; return #{ first: y, second: m };");
+        same("let a = [1, 2]; for i in 0..2 { if i == 1 { return a; } } []");
+        same("let a = [5]; { let b = a; b.push(6); [b, a] }");
+        same("let a = [5]; helper2(a, a)\n}\nfn helper2(x, y) { x.push(1); [x, y]");
+    }
+
     /// The test limits: arrays of 1,000 elements, strings of 10,000 bytes (all the strings
     /// inside a value added up, as Rhai counts them).
     #[test]
