@@ -293,7 +293,7 @@ fn reopen_commits(game: &Game, st: &mut State, seat: usize) -> Result<(), PlayEr
         pending.chosen[slot] = game.auto_choice(&mut work, pending.decision, p, &options, &pending.ctx)?;
         pending.options[slot] = options;
     }
-    *st = work.state;
+    *st = *work.state;
     st.pending = Some(pending);
     Ok(())
 }

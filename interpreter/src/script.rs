@@ -277,8 +277,9 @@ impl fmt::Display for ScriptError {
 
 /// What a script call works on: the state, plus what the call adds to the log and the flow.
 pub struct Work {
-    /// The state being changed.
-    pub state: State,
+    /// The state being changed (boxed: a work moves into and out of every script call and
+    /// transaction, and a state is several hundred bytes).
+    pub state: Box<State>,
     /// Events produced.
     pub events: Vec<Event>,
     /// Steps pushed by the script, in the order pushed.
@@ -600,8 +601,8 @@ fn describe(
 
 impl Work {
     /// Work on a state, recording events if `logging`.
-    pub fn new(state: State, logging: bool) -> Work {
-        Work { state, events: Vec::new(), pushed: Vec::new(), logging, handed: 0 }
+    pub fn new(state: impl Into<Box<State>>, logging: bool) -> Work {
+        Work { state: state.into(), events: Vec::new(), pushed: Vec::new(), logging, handed: 0 }
     }
 
     /// Converts a value a script hands to the engine, charging it to the call's budget

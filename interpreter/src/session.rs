@@ -36,7 +36,8 @@ pub struct Move {
 #[derive(Clone)]
 pub struct Session<'g> {
     game: &'g Game,
-    state: State,
+    /// Boxed: transactions swap it with their copy (see [`Work::state`]).
+    state: Box<State>,
     log: Vec<Event>,
     history: Vec<Move>,
     logging: bool,
@@ -53,7 +54,7 @@ pub struct Session<'g> {
 
 /// A state kept only for its buffers. Copies of a session do not copy it.
 #[derive(Default)]
-struct Spare(Option<State>);
+struct Spare(Option<Box<State>>);
 
 impl Clone for Spare {
     fn clone(&self) -> Self {
@@ -158,7 +159,7 @@ impl<'g> Session<'g> {
     pub(crate) fn from_state(game: &'g Game, state: State, seed: u64) -> Session<'g> {
         Session {
             game,
-            state,
+            state: Box::new(state),
             log: Vec::new(),
             history: Vec::new(),
             logging: false,
@@ -292,7 +293,7 @@ impl<'g> Session<'g> {
     /// Saves this point of the game ([`Session::restore`] comes back to it).
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
-            state: self.state.clone(),
+            state: (*self.state).clone(),
             log: self.log.len(),
             history: self.history.len(),
             knowledge: self.knowledge.clone(),
@@ -312,7 +313,7 @@ impl<'g> Session<'g> {
             )));
         }
         self.changed();
-        self.state.clone_from(&snapshot.state);
+        (*self.state).clone_from(&snapshot.state);
         self.knowledge.clone_from(&snapshot.knowledge);
         self.log.truncate(snapshot.log);
         self.history.truncate(snapshot.history);
@@ -542,7 +543,7 @@ impl<'g> Session<'g> {
 impl Session<'_> {
     /// A copy of the state for a transaction to work on, made in the buffers of an earlier
     /// state when there is one (copying into them allocates almost nothing).
-    fn working_copy(&mut self) -> State {
+    fn working_copy(&mut self) -> Box<State> {
         match self.spare.0.take() {
             Some(mut st) => {
                 st.clone_from(&self.state);
@@ -554,7 +555,7 @@ impl Session<'_> {
 
     /// Makes `state` (a finished transaction's copy) the session's state; the old one is kept
     /// for its buffers.
-    fn commit_state(&mut self, state: State) {
+    fn commit_state(&mut self, state: Box<State>) {
         self.spare.0 = Some(std::mem::replace(&mut self.state, state));
     }
 
