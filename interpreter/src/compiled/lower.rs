@@ -700,9 +700,17 @@ impl<'p> Lower<'p> {
             }
             ("type_of", 1) => {
                 let arg = self.expr(&f.args[0])?;
+                // The common answers made once (`absent(x)` is `type_of(x) == "()"` in every
+                // bundled game), not a new string per call.
+                let common: Vec<ImmutableString> =
+                    ["()", "bool", "i64", "string", "array", "map", "char"].map(ImmutableString::from).to_vec();
                 return Ok(Box::new(move |s, rt| {
                     let v = arg(s, rt)?;
-                    Ok(Dynamic::from(rt.engine.map_type_name(v.type_name()).to_string()))
+                    let name = rt.engine.map_type_name(v.type_name());
+                    Ok(match common.iter().find(|c| c.as_str() == name) {
+                        Some(c) => Dynamic::from(c.clone()),
+                        None => Dynamic::from(ImmutableString::from(name)),
+                    })
                 }));
             }
             ("is_def_fn", 2) => {
