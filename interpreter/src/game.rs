@@ -8,7 +8,7 @@ use crate::rules::Rules;
 use crate::script::Scripts;
 use crate::session::Session;
 use crate::state::State;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// A loaded, checked game. Immutable; any number of sessions (also in parallel threads) can
 /// be played from one `Game`.
@@ -19,14 +19,15 @@ pub struct Game {
     pub scripts: Scripts,
     /// Every file read while loading.
     pub sources: SourceMap,
-    /// The state before setup scripts, per player count, built on first use.
-    initial: Vec<OnceLock<Result<State, String>>>,
+    /// The state before setup scripts, per player count, built on first use by each group of
+    /// threads (see [`crate::script::THREAD_COPIES`]).
+    initial: Vec<crate::script::PerThread<Result<State, String>>>,
 }
 
 impl Game {
     /// Wraps loaded parts into a game.
     pub fn new(rules: Arc<Rules>, scripts: Scripts, sources: SourceMap) -> Game {
-        let initial = (0..=rules.max_players).map(|_| OnceLock::new()).collect();
+        let initial = (0..=rules.max_players).map(|_| Default::default()).collect();
         Game { rules, scripts, sources, initial }
     }
 
@@ -34,7 +35,9 @@ impl Game {
     /// nothing run yet. Built once per player count, then cloned (components are shared).
     pub(crate) fn initial_state(&self, players: usize, seed: u64) -> Result<State, PlayError> {
         let built = match self.initial.get(players) {
-            Some(cell) => cell.get_or_init(|| State::new(&self.rules, players, 0)).clone(),
+            Some(copies) => {
+                crate::script::this_thread(copies).get_or_init(|| State::new(&self.rules, players, 0)).clone()
+            }
             None => State::new(&self.rules, players, 0),
         };
         let mut st = built.map_err(PlayError::Rule)?;

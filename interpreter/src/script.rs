@@ -99,8 +99,17 @@ struct CallStart {
 /// the call. The rules live in the slot, not in each handle: a handle is cloned for every
 /// script function the call reaches, and the slot is this thread's own, while the rules' `Arc`
 /// is shared by every thread of a run (cloning it per handle made `simulate --jobs 2` threads
-/// contend for its reference count).
-type WorkSlot = Arc<Mutex<Option<(Arc<Rules>, Work)>>>;
+/// contend for its reference count). A reused slot keeps the rules of its last call, so that
+/// the calls of one game on a thread do not count references to them at all.
+type WorkSlot = Arc<Mutex<CallSlot>>;
+
+/// What a [`WorkSlot`] holds: the rules of the call (kept after it for the next call) and its
+/// work (only during the call).
+#[derive(Default)]
+pub(crate) struct CallSlot {
+    rules: Option<Arc<Rules>>,
+    work: Option<Work>,
+}
 
 thread_local! {
     static CALL: std::cell::Cell<Option<CallStart>> = const { std::cell::Cell::new(None) };
@@ -206,20 +215,30 @@ pub fn rhai_only<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// Copies of a game's compiled program kept, one per group of threads. A compiled program
-/// holds reference-counted values (string constants, function pointers) that every run clones:
-/// threads sharing one copy contend for those counts, so `simulate --jobs N` threads each take
-/// their own copy (compiling takes milliseconds; results do not depend on the copy).
-const PROGRAM_COPIES: usize = 16;
+/// Copies kept of what every game of a run reads and reference-counts, one per group of
+/// threads: a compiled program (its string constants and function pointers are cloned on
+/// every run) and a game's initial state (its components are shared by every state and
+/// component handle of the games started from it). Threads sharing one copy contend for those
+/// counts, so the threads of `simulate --jobs N` each take their own (making one takes
+/// milliseconds; the copies are equal, so results do not depend on the copy).
+pub(crate) const THREAD_COPIES: usize = 16;
 
-type ProgramCopies = [std::sync::OnceLock<Option<crate::compiled::Program>>; PROGRAM_COPIES];
+/// One value per group of threads (see [`THREAD_COPIES`]), each made on first use.
+pub(crate) type PerThread<T> = [std::sync::OnceLock<T>; THREAD_COPIES];
+
+type ProgramCopies = PerThread<Option<crate::compiled::Program>>;
 
 thread_local! {
-    /// The copy of compiled programs this thread uses: threads take copies in turn.
-    static PROGRAM_COPY: usize = {
+    /// The copy this thread uses: threads take copies in turn.
+    static THREAD_COPY: usize = {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % PROGRAM_COPIES
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % THREAD_COPIES
     };
+}
+
+/// This thread's copy among `copies`.
+pub(crate) fn this_thread<T>(copies: &PerThread<T>) -> &std::sync::OnceLock<T> {
+    &copies[THREAD_COPY.with(|c| *c)]
 }
 
 /// A game's compiled scripts.
@@ -230,7 +249,7 @@ pub struct Scripts {
     file_asts: Vec<AST>,
     /// The engine's functions, for compiled scripts to call directly.
     natives: Arc<crate::compiled::NativeTable>,
-    /// The scripts compiled to closures, one copy per group of threads (see [`PROGRAM_COPIES`]),
+    /// The scripts compiled to closures, one copy per group of threads (see [`THREAD_COPIES`]),
     /// each made on its first call; `None` inside when compiled scripts are off.
     programs: ProgramCopies,
     /// Whether calls may run compiled (off with `RULEBOOK_SCRIPTS=rhai`).
@@ -303,9 +322,9 @@ impl GameHandle {
         f: impl FnOnce(&Arc<Rules>, &mut Work) -> Result<T, String>,
     ) -> Result<T, Box<EvalAltResult>> {
         let mut guard = self.work.lock().map_err(|_| runtime("game state is poisoned"))?;
-        let (rules, work) = guard
-            .as_mut()
-            .ok_or_else(|| runtime("the game handle is no longer valid outside the call it was given to"))?;
+        let CallSlot { rules: Some(rules), work: Some(work) } = &mut *guard else {
+            return Err(runtime("the game handle is no longer valid outside the call it was given to"));
+        };
         f(rules, work).map_err(runtime)
     }
 }
@@ -435,7 +454,7 @@ impl Scripts {
 
     /// The compiled program (compiled on first use).
     pub fn program(&self) -> Option<&crate::compiled::Program> {
-        self.programs[PROGRAM_COPY.with(|c| *c)]
+        this_thread(&self.programs)
             .get_or_init(|| {
                 self.compiled.then(|| {
                     let limits = crate::compiled::Limits {
@@ -474,7 +493,10 @@ impl Scripts {
         work.handed = 0;
         let slot = SLOTS.with(|s| s.borrow_mut().pop()).unwrap_or_default();
         if let Ok(mut g) = slot.lock() {
-            *g = Some((rules.clone(), work));
+            if !g.rules.as_ref().is_some_and(|r| Arc::ptr_eq(r, rules)) {
+                g.rules = Some(rules.clone());
+            }
+            g.work = Some(work);
         }
         let handle = GameHandle { work: slot };
         let mut all = Vec::with_capacity(args.len() + 2);
@@ -520,8 +542,8 @@ impl Scripts {
                 }
             }
         }
-        let (_, work) =
-            handle.work.lock().ok().and_then(|mut g| g.take()).expect("script work is returned after the call");
+        let work =
+            handle.work.lock().ok().and_then(|mut g| g.work.take()).expect("script work is returned after the call");
         // Nothing else holds the slot once the call is over (a script cannot keep `game`):
         // the next call on this thread takes it again instead of allocating one.
         let slot = handle.work;
