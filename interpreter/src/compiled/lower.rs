@@ -532,7 +532,7 @@ impl<'p> Lower<'p> {
             Expr::FnCall(f, ..) => self.call(f),
             Expr::Dot(x, flags, ..) if self.is_unchecked_push(x, *flags) => {
                 let (Expr::Variable(v, ..), Expr::MethodCall(f, ..)) = (&x.lhs, &x.rhs) else {
-                    unreachable!("checked by is_unchecked_push")
+                    return Err("a push compiled code does not take".into());
                 };
                 let slot = self.variable(&v.1)?;
                 let item = self.expr(&f.args[0])?;
