@@ -118,12 +118,24 @@ impl<'p> Lower<'p> {
 
     /// A block; `returns`: its value is the function's (nothing runs after its last statement).
     fn block_ending(&mut self, stmts: &[Stmt], returns: bool) -> U<Code> {
+        self.block_as(stmts, if returns { Ending::Returns } else { Ending::Plain })
+    }
+
+    /// A block whose statements are lowered as `ending` says.
+    fn block_as(&mut self, stmts: &[Stmt], ending: Ending) -> U<Code> {
         let mark = self.scope.len();
         let last = stmts.len().saturating_sub(1);
         let mut codes = stmts
             .iter()
             .enumerate()
-            .map(|(i, s)| if returns && i == last { self.stmt_returning(s) } else { self.stmt(s) })
+            .map(|(i, s)| match ending {
+                Ending::Returns if i == last => self.stmt_returning(s),
+                Ending::LoopVar { var, read_later } => {
+                    let read_later = read_later || stmts[i + 1..].iter().any(|t| reads(t, var).0 > 0);
+                    self.stmt_loop_var(s, var, read_later)
+                }
+                _ => self.stmt(s),
+            })
             .collect::<U<Vec<Code>>>()?;
         let declared: Vec<usize> = self.scope[mark..].iter().map(|(_, s)| *s).collect();
         self.scope.truncate(mark);
@@ -166,6 +178,41 @@ impl<'p> Lower<'p> {
                 }))
             }
             other => self.stmt(other),
+        }
+    }
+
+    /// A statement of a loop's body with the loop's variable `var`, read after it in this
+    /// iteration if `read_later` (the next iteration gives `var` a new value): where this
+    /// statement reads `var` for the last time, once and outside any inner loop, the value is
+    /// moved, not copied (`for e in list { if ok(e.id) { out.push(e); } }` pushes `e` itself).
+    fn stmt_loop_var(&mut self, stmt: &Stmt, var: &ImmutableString, read_later: bool) -> U<Code> {
+        if read_later {
+            return self.stmt(stmt);
+        }
+        let ending = Ending::LoopVar { var, read_later: false };
+        match stmt {
+            // The condition is read first; each branch is the rest of the iteration.
+            Stmt::If(fc, ..) => {
+                let cond = self.expr(&fc.expr)?;
+                let body = self.block_as(fc.body.statements(), ending)?;
+                let branch = self.block_as(fc.branch.statements(), ending)?;
+                Ok(Box::new(move |s, rt| match cond(s, rt)?.as_bool() {
+                    Ok(true) => body(s, rt),
+                    Ok(false) => branch(s, rt),
+                    Err(_) => bail(),
+                }))
+            }
+            Stmt::Block(b) => self.block_as(b.statements(), ending),
+            Stmt::For(..) | Stmt::While(..) | Stmt::Do(..) | Stmt::Switch(..) => self.stmt(stmt),
+            other => match reads(other, var) {
+                (1, false) => {
+                    let outer = std::mem::replace(&mut self.last_reads, vec![var.clone()]);
+                    let code = self.stmt(other);
+                    self.last_reads = outer;
+                    code
+                }
+                _ => self.stmt(other),
+            },
         }
     }
 
@@ -295,7 +342,13 @@ impl<'p> Lower<'p> {
         let mark = self.scope.len();
         let counter_slot = counter.as_ref().map(|c| self.declare(c.name.clone()));
         let var_slot = self.declare(var.name.clone());
-        let body = self.block(fc.body.statements());
+        // The loop's variable moves at its last read in an iteration, unless the body declares
+        // a variable of the same name (a read might then be of the other one).
+        let shadowed = fc.body.statements().iter().any(|t| declares(t, &var.name));
+        let ending = if shadowed { Ending::Plain } else { Ending::LoopVar { var: &var.name, read_later: false } };
+        let outer_reads = std::mem::take(&mut self.last_reads);
+        let body = self.block_as(fc.body.statements(), ending);
+        self.last_reads = outer_reads;
         self.scope.truncate(mark);
         self.unchecked_push.truncate(outer_unchecked);
         let body = body?;
@@ -1098,6 +1151,50 @@ fn set_path(
         return bail();
     }
     Ok(())
+}
+
+/// How [`Lower::block_as`] lowers a block's statements.
+#[derive(Clone, Copy)]
+enum Ending<'a> {
+    /// As they are.
+    Plain,
+    /// The last one's value is the function's (see [`Lower::stmt_returning`]).
+    Returns,
+    /// A loop's body (or part of it) with its variable (see [`Lower::stmt_loop_var`]).
+    LoopVar { var: &'a ImmutableString, read_later: bool },
+}
+
+/// How many times `stmt` names the variable `var`, and whether any of them is inside a loop.
+fn reads(stmt: &Stmt, var: &str) -> (usize, bool) {
+    let (mut count, mut in_loop) = (0, false);
+    stmt.walk(&mut Vec::new(), &mut |nodes: &[ASTNode]| {
+        if let Some(ASTNode::Expr(Expr::Variable(v, ..))) = nodes.last() {
+            if v.1.as_str() == var {
+                count += 1;
+                in_loop |= nodes[..nodes.len() - 1]
+                    .iter()
+                    .any(|n| matches!(n, ASTNode::Stmt(Stmt::For(..) | Stmt::While(..) | Stmt::Do(..))));
+            }
+        }
+        true
+    });
+    (count, in_loop)
+}
+
+/// Whether `stmt` declares a variable named `var` (with `let`, or as a loop's variable).
+fn declares(stmt: &Stmt, var: &str) -> bool {
+    let mut found = false;
+    stmt.walk(&mut Vec::new(), &mut |nodes: &[ASTNode]| {
+        match nodes.last() {
+            Some(ASTNode::Stmt(Stmt::Var(x, ..))) => found |= x.0.name == var,
+            Some(ASTNode::Stmt(Stmt::For(x, ..))) => {
+                found |= x.0.name == var || x.1.as_ref().is_some_and(|c| c.name == var);
+            }
+            _ => {}
+        }
+        !found
+    });
+    found
 }
 
 /// The variables `e` reads exactly once and declares nowhere, if `e` holds no loop (a read

@@ -480,6 +480,16 @@ mod tests {
         same("let a = [1, 2]; for i in 0..2 { if i == 1 { return a; } } []");
         same("let a = [5]; { let b = a; b.push(6); [b, a] }");
         same("let a = [5]; helper2(a, a)\n}\nfn helper2(x, y) { x.push(1); [x, y]");
+        // A loop's variable moves at its last read in an iteration.
+        same("let out = []; for e in [[1], [2], [3]] { if e[0] > 1 { out.push(e); } } out");
+        same("let out = []; for e in [[1], [2]] { let x = e; x.push(9); out.push(e); out.push(x); } out");
+        same("let out = []; for e in [[1], [2]] { out.push(e); out.push(e); e.push(7); out.push(e); } out");
+        same(
+            "let out = []; for e in [[1], [2]] { if e.len() > 5 { continue; } else { out.push(e); } out.push(e); } out",
+        );
+        same("let out = []; for e in [[1], [2]] { for i in 0..2 { out.push(e); } } out");
+        same("let out = []; for e in [[1], [2]] { { let e = [5]; out.push(e); } out.push(e); } out");
+        same("let out = []; let m = #{ a: [1] }; for e in [m, m] { e.b = 2; out.push(e); } [out, m]");
     }
 
     /// The test limits: arrays of 1,000 elements, strings of 10,000 bytes (all the strings
