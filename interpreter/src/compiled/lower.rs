@@ -162,21 +162,24 @@ impl<'p> Lower<'p> {
         })
     }
 
+    /// `if`: the condition, then one of the branches, each a block lowered as `ending` says.
+    fn if_stmt(&mut self, fc: &rhai::FlowControl, ending: Ending) -> U<Code> {
+        let cond = self.expr(&fc.expr)?;
+        let body = self.block_as(fc.body.statements(), ending)?;
+        let branch = self.block_as(fc.branch.statements(), ending)?;
+        Ok(Box::new(move |s, rt| match cond(s, rt)?.as_bool() {
+            Ok(true) => body(s, rt),
+            Ok(false) => branch(s, rt),
+            Err(_) => bail(),
+        }))
+    }
+
     /// A statement whose value the function returns: an expression's last reads move.
     fn stmt_returning(&mut self, stmt: &Stmt) -> U<Code> {
         match stmt {
             Stmt::Expr(e) => self.expr_last(e),
             Stmt::Block(b) => self.block_ending(b.statements(), true),
-            Stmt::If(fc, ..) => {
-                let cond = self.expr(&fc.expr)?;
-                let body = self.block_ending(fc.body.statements(), true)?;
-                let branch = self.block_ending(fc.branch.statements(), true)?;
-                Ok(Box::new(move |s, rt| match cond(s, rt)?.as_bool() {
-                    Ok(true) => body(s, rt),
-                    Ok(false) => branch(s, rt),
-                    Err(_) => bail(),
-                }))
-            }
+            Stmt::If(fc, ..) => self.if_stmt(fc, Ending::Returns),
             other => self.stmt(other),
         }
     }
@@ -192,16 +195,7 @@ impl<'p> Lower<'p> {
         let ending = Ending::LoopVar { var, read_later: false };
         match stmt {
             // The condition is read first; each branch is the rest of the iteration.
-            Stmt::If(fc, ..) => {
-                let cond = self.expr(&fc.expr)?;
-                let body = self.block_as(fc.body.statements(), ending)?;
-                let branch = self.block_as(fc.branch.statements(), ending)?;
-                Ok(Box::new(move |s, rt| match cond(s, rt)?.as_bool() {
-                    Ok(true) => body(s, rt),
-                    Ok(false) => branch(s, rt),
-                    Err(_) => bail(),
-                }))
-            }
+            Stmt::If(fc, ..) => self.if_stmt(fc, ending),
             Stmt::Block(b) => self.block_as(b.statements(), ending),
             Stmt::For(..) | Stmt::While(..) | Stmt::Do(..) | Stmt::Switch(..) => self.stmt(stmt),
             other => match reads(other, var) {
@@ -245,16 +239,7 @@ impl<'p> Lower<'p> {
                 }))
             }
             Stmt::Assignment(x) => self.assign(&x.0, &x.1),
-            Stmt::If(fc, ..) => {
-                let cond = self.expr(&fc.expr)?;
-                let body = self.block(fc.body.statements())?;
-                let branch = self.block(fc.branch.statements())?;
-                Ok(Box::new(move |s, rt| match cond(s, rt)?.as_bool() {
-                    Ok(true) => body(s, rt),
-                    Ok(false) => branch(s, rt),
-                    Err(_) => bail(),
-                }))
-            }
+            Stmt::If(fc, ..) => self.if_stmt(fc, Ending::Plain),
             Stmt::While(fc, ..) => {
                 let forever = matches!(fc.expr, Expr::Unit(..) | Expr::BoolConstant(true, ..));
                 let cond = if forever { None } else { Some(self.expr(&fc.expr)?) };
