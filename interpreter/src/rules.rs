@@ -592,7 +592,7 @@ pub struct Rules {
 }
 
 /// A name → index map with a fast fixed hasher (scripts look names up on every call).
-pub type NameMap = HashMap<String, usize, std::hash::BuildHasherDefault<ahash::AHasher>>;
+pub type NameMap = HashMap<String, usize, crate::value::NameHasher>;
 
 /// Name → index lookups.
 #[derive(Clone, Debug, Default)]

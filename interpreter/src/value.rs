@@ -26,11 +26,14 @@ pub enum Value {
     Map(ValueMap),
 }
 
+/// The hasher of the engine's maps keyed by names: ahash under fixed keys (faster than the
+/// standard SipHash for the short names looked up on every property read or `game.*` call,
+/// and the same in every run).
+pub type NameHasher = std::hash::BuildHasherDefault<ahash::AHasher>;
+
 /// A map from names to values, in insertion order: what [`Value::Map`] and component
-/// properties hold. Hashed with ahash under fixed keys (faster than the standard SipHash for
-/// the short names looked up on every property read); the hasher never shows, as iteration
-/// follows insertion order.
-pub type ValueMap = IndexMap<String, Value, std::hash::BuildHasherDefault<ahash::AHasher>>;
+/// properties hold (the hasher never shows: iteration follows insertion order).
+pub type ValueMap = IndexMap<String, Value, NameHasher>;
 
 /// How deeply lists and maps may nest in a value a script hands to the engine.
 pub const MAX_VALUE_DEPTH: usize = 32;

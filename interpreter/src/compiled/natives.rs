@@ -5,7 +5,6 @@
 use rhai::{Dynamic, Engine, RhaiFunc, RhaiNativeFunc, Variant};
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 /// One registered function: its parameter types (`Dynamic` accepts any value) and the Rust
 /// function Rhai would call.
@@ -22,7 +21,7 @@ type ByArity = Vec<(usize, Vec<Native>)>;
 #[derive(Default)]
 pub struct NativeTable {
     /// By name (looked up without allocating), then by number of parameters.
-    by_name: HashMap<String, ByArity, BuildHasherDefault<ahash::AHasher>>,
+    by_name: HashMap<String, ByArity, crate::value::NameHasher>,
 }
 
 /// Where `api::register` puts every function: the Rhai engine, and the table compiled scripts

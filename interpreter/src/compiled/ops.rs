@@ -165,7 +165,7 @@ pub(crate) fn op_assign(rt: &mut Rt, op: &Token, target: &mut Dynamic, y: Dynami
     }
     if matches!(op, Plus) && target.is_array() && !target.is_read_only() {
         // Rhai's built-in `+=` on an array: appends another array's items, pushes any other value.
-        let nested = y.is_array() || y.is_map() || y.is_string();
+        let sized = y.is_array() || y.is_map() || y.is_string();
         {
             let mut a = target.as_array_mut().map_err(|_| bailed())?;
             if y.is_array() {
@@ -174,7 +174,7 @@ pub(crate) fn op_assign(rt: &mut Rt, op: &Token, target: &mut Dynamic, y: Dynami
                 a.push(y);
             }
         }
-        let over = if nested {
+        let over = if sized {
             too_big(rt, target)
         } else {
             target.as_array_ref().map_or(true, |a| a.len() >= rt.prog.max_array)
@@ -380,11 +380,11 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
             if this.is_read_only() {
                 return None;
             }
-            let nested = x.is_array() || x.is_map() || x.is_string();
+            let sized = x.is_array() || x.is_map() || x.is_string();
             this.as_array_mut().ok()?.push(std::mem::take(x));
             // Rhai checks the grown array against the size limits (nested values and the
             // bytes of its strings count).
-            let over = if nested { too_big(rt, this) } else { this.as_array_ref().ok()?.len() >= rt.prog.max_array };
+            let over = if sized { too_big(rt, this) } else { this.as_array_ref().ok()?.len() >= rt.prog.max_array };
             if over {
                 return Some(bail());
             }
