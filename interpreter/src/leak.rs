@@ -18,11 +18,16 @@
 
 use crate::bot::{make_bot, BotSpec, SeatObservation};
 use crate::log::EventKind;
-use crate::rng::derive_seed;
 use crate::session::Session;
+use crate::value::{NameHasher, Value};
 use crate::view::View;
 use crate::{Game, PlayError};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// Maps and sets keyed by names and texts (fixed-key hashing: only looked up, never listed).
+type Map<K, V> = HashMap<K, V, NameHasher>;
+type Set<T> = HashSet<T, NameHasher>;
 
 /// How many alternative choices of a hidden commit are tried per decision.
 const ALTERNATIVES: usize = 6;
@@ -47,10 +52,12 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
         .map_err(PlayError::Illegal)?;
     // What setup wrote is checked as if a decision had written it: nothing was shown before.
     let mut known: Vec<Vec<bool>> = vec![Vec::new(); players];
-    let mut seen: Vec<Observation> = (0..players).map(|q| Observation::of(&session, q)).collect::<Result<_, _>>()?;
+    let mut texts: Vec<ValueTexts> = (0..players).map(|_| ValueTexts::default()).collect();
+    let mut seen: Vec<Observation> =
+        texts.iter_mut().enumerate().map(|(q, t)| Observation::of(&session, q, t)).collect::<Result<_, _>>()?;
     let labels = label_counts(&session);
     for q in 0..players {
-        let told = Told { hidden: seen[q].hidden.clone(), shown: HashSet::new(), offered: offered(&session, q) };
+        let told = Told { hidden: seen[q].hidden.clone(), shown: Set::default(), offered: seen[q].offered.clone() };
         if let Some(message) = names_hidden(&session, q, &told, &seen[q], &labels, &mut known[q], 0) {
             return Ok(Some(Leak { decisions: 0, message }));
         }
@@ -66,12 +73,11 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
         // What each seat saw after the last decision is what it knew before this one.
         let told: Vec<Told> = std::mem::take(&mut seen)
             .into_iter()
-            .enumerate()
-            .map(|(q, o)| Told { hidden: o.hidden, shown: o.values, offered: offered(&session, q) })
+            .map(|o| Told { hidden: o.hidden, shown: o.values, offered: o.offered })
             .collect();
         let choice = bots[p].choose(&SeatObservation::new(&session, p)).map_err(PlayError::Rule)?;
         session.apply_index(p, choice)?;
-        seen = (0..players).map(|q| Observation::of(&session, q)).collect::<Result<_, _>>()?;
+        seen = texts.iter_mut().enumerate().map(|(q, t)| Observation::of(&session, q, t)).collect::<Result<_, _>>()?;
         let labels = label_counts(&session);
         for (q, t) in told.iter().enumerate() {
             if let Some(message) = names_hidden(&session, q, t, &seen[q], &labels, &mut known[q], seen_log) {
@@ -87,20 +93,41 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
 /// showed, and the options it was offered (their ids and labels).
 struct Told {
     hidden: Vec<bool>,
-    shown: HashSet<String>,
+    shown: Set<Rc<str>>,
     offered: Vec<String>,
 }
 
 /// What one seat's view shows at one moment, read from a single view: which components lie
-/// in zones it cannot see (by component index), and its vars, tracks and grid pieces as
-/// `name = value` texts.
+/// in zones it cannot see (by component index), its vars, tracks and grid pieces as
+/// `name = value` texts, and the ids and labels of the options it is offered.
 struct Observation {
     hidden: Vec<bool>,
-    values: HashSet<String>,
+    values: Set<Rc<str>>,
+    offered: Vec<String>,
+}
+
+/// One seat's values as last written (`name = value`), by name and owner: a value that has
+/// not changed since is not written again.
+#[derive(Default)]
+struct ValueTexts(Map<(String, Option<usize>), (Value, Rc<str>)>);
+
+impl ValueTexts {
+    /// `name = value`, written only if the value changed since the last time.
+    fn text(&mut self, name: &str, owner: Option<usize>, value: &Value) -> Rc<str> {
+        let key = (name.to_string(), owner);
+        match self.0.get(&key) {
+            Some((v, text)) if v == value => text.clone(),
+            _ => {
+                let text: Rc<str> = format!("{name} = {value}").into();
+                self.0.insert(key, (value.clone(), text.clone()));
+                text
+            }
+        }
+    }
 }
 
 impl Observation {
-    fn of(session: &Session<'_>, q: usize) -> Result<Observation, PlayError> {
+    fn of(session: &Session<'_>, q: usize, texts: &mut ValueTexts) -> Result<Observation, PlayError> {
         let view = session.view(q);
         if let Some(e) = view.errors.first() {
             return Err(PlayError::Rule(format!(
@@ -108,12 +135,12 @@ impl Observation {
                 session.game().rules.seat_name(q)
             )));
         }
-        let mut values: HashSet<String> =
-            view.vars.iter().chain(view.tracks.iter()).map(|v| format!("{} = {}", v.name, v.value)).collect();
+        let mut values: Set<Rc<str>> =
+            view.vars.iter().chain(view.tracks.iter()).map(|v| texts.text(&v.name, v.owner, &v.value)).collect();
         // A grid's pieces are values too: one `grid = piece@row:col` each.
         for g in &view.grids {
             for c in &g.cells {
-                values.extend(c.pieces.iter().map(|p| format!("{} = {}@{}:{}", g.name, p.id, c.row, c.col)));
+                values.extend(c.pieces.iter().map(|p| Rc::from(format!("{} = {}@{}:{}", g.name, p.id, c.row, c.col))));
             }
         }
         let st = session.state();
@@ -125,20 +152,16 @@ impl Observation {
                 hidden[*i as usize] = false;
             }
         }
-        Ok(Observation { hidden, values })
+        let offered = view.pending.into_iter().flat_map(|p| p.options).flat_map(|o| [o.id, o.label]).collect();
+        Ok(Observation { hidden, values, offered })
     }
 }
 
-/// The ids and labels of the options seat `q` is offered now.
-fn offered(session: &Session<'_>, q: usize) -> Vec<String> {
-    session.options(q).iter().flat_map(|o| [o.id.clone(), o.label.clone()]).collect()
-}
-
 /// How many components carry each label (a label names one component only if it is unique).
-fn label_counts(session: &Session<'_>) -> HashMap<String, usize> {
-    let mut counts: HashMap<String, usize> = HashMap::new();
+fn label_counts<'s>(session: &'s Session<'_>) -> Map<&'s str, usize> {
+    let mut counts: Map<&str, usize> = Map::default();
     for c in &session.state().components.list {
-        *counts.entry(c.label().to_string()).or_default() += 1;
+        *counts.entry(c.label()).or_default() += 1;
     }
     counts
 }
@@ -203,13 +226,13 @@ fn names_hidden(
     q: usize,
     told: &Told,
     now: &Observation,
-    label_count: &HashMap<String, usize>,
+    label_count: &Map<&str, usize>,
     known: &mut Vec<bool>,
     seen_log: usize,
 ) -> Option<String> {
     let r = &session.game().rules;
     let st = session.state();
-    let mut values: Vec<&str> = now.values.difference(&told.shown).map(String::as_str).collect();
+    let mut values: Vec<&str> = now.values.difference(&told.shown).map(|v| &**v).collect();
     values.sort();
     let new_events = &session.log()[seen_log..];
     let script_lines: Vec<&str> =
@@ -273,13 +296,13 @@ fn is_word(c: char) -> bool {
 struct Texts<'a> {
     texts: Vec<&'a str>,
     /// Each word, with the texts it appears in (in order, possibly repeated).
-    words: HashMap<&'a str, Vec<usize>>,
+    words: Map<&'a str, Vec<usize>>,
 }
 
 impl<'a> Texts<'a> {
     fn new(texts: impl Iterator<Item = &'a str>) -> Texts<'a> {
         let texts: Vec<&str> = texts.collect();
-        let mut words: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut words: Map<&str, Vec<usize>> = Map::default();
         for (i, t) in texts.iter().enumerate() {
             for w in t.split(|c: char| !is_word(c)).filter(|w| !w.is_empty()) {
                 words.entry(w).or_default().push(i);
@@ -311,11 +334,6 @@ fn mentions(text: &str, name: &str) -> bool {
         let after = text[i + name.len()..].chars().next();
         !before.is_some_and(is_word) && !after.is_some_and(is_word)
     })
-}
-
-/// The seed of leak-check game `i` (as `validate` plays them).
-pub fn seed(i: u64) -> u64 {
-    derive_seed(0x1EA4, i)
 }
 
 #[cfg(test)]

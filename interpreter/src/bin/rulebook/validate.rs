@@ -133,64 +133,111 @@ fn load_all(folder: &Path, options: &[(String, String)], extremes: bool) -> (Vec
     (diags, setups)
 }
 
-/// The smoke playouts of one setup and player count, then (if they pass) its leak check.
-fn smoke(folder: &Path, setup: &Setup, players: usize, playouts: u64) -> Vec<Diagnostic> {
+/// The seed of smoke playout `i` (the leak check plays playout 0's game).
+fn smoke_seed(i: u64) -> u64 {
+    derive_seed(0x5EED, i)
+}
+
+/// One piece of a setup's checks at one player count, run as a task of its own.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Smoke playout `i`.
+    Playout(u64),
+    /// The leak check, which plays smoke playout 0's game (same seed, same random bots) with a
+    /// log and checks every decision: when it plays through, that playout has been played.
+    LeakCheck,
+}
+
+/// What a part found: a failed playout (reported alone: the later parts would only fail it
+/// again), a leak, or nothing.
+enum Found {
+    Nothing,
+    Failed(Box<Diagnostic>),
+    Leak(Box<Diagnostic>),
+}
+
+/// The parts of one setup at one player count, in report order.
+fn parts(setup: &Setup, playouts: u64) -> Vec<Part> {
+    // A parameter extreme gets one playout per player count: it checks the range plays.
+    let playouts = if setup.leak_check { playouts } else { playouts.min(1) };
+    match playouts {
+        0 => Vec::new(),
+        _ if setup.leak_check => std::iter::once(Part::LeakCheck).chain((1..playouts).map(Part::Playout)).collect(),
+        _ => (0..playouts).map(Part::Playout).collect(),
+    }
+}
+
+/// Runs one part.
+fn run_part(folder: &Path, setup: &Setup, players: usize, part: Part) -> Found {
+    match part {
+        Part::Playout(i) => playout(folder, setup, players, i),
+        Part::LeakCheck => match rulebook::leak::check_game(&setup.game, players, smoke_seed(0)) {
+            Ok(None) => Found::Nothing,
+            Ok(Some(leak)) => Found::Leak(Box::new(leak_warning(folder, setup, players, &leak))),
+            // The game itself failed: the playout says where and how.
+            Err(_) => playout(folder, setup, players, 0),
+        },
+    }
+}
+
+/// Smoke playout `i` of one setup and player count with random bots.
+fn playout(folder: &Path, setup: &Setup, players: usize, i: u64) -> Found {
     let g = &setup.game;
-    let mut diags = Vec::new();
-    for i in 0..playouts {
-        let seed = derive_seed(0x5EED, i);
-        if let Err(f) = play_one(g, players, i, seed, &rulebook::bot::BotTable::default()) {
-            // Script failures point into the script; a flow that never stops at the
-            // `[flow]` table; other rule failures at the game file.
-            let location = match &f.error {
-                rulebook::PlayError::Script(e) => e.location.clone(),
-                rulebook::PlayError::StepLimit(_) | rulebook::PlayError::DecisionLimit(_) => {
-                    g.sources.locate_key("flow", "")
-                }
-                _ => g.sources.files().first().map(|f| rulebook::diag::Location {
-                    file: f.path.clone(),
-                    line: 1,
-                    column: 1,
-                }),
-            };
-            diags.push(
-                Diagnostic::error(
-                    "E0900",
-                    format!(
-                        "smoke playout with {players} players{} failed after {} decisions: {}{}",
-                        setup.describe(),
-                        f.moves.len(),
-                        match &f.error {
-                            // The location is the diagnostic's own; do not repeat it.
-                            rulebook::PlayError::Script(e) => format!("script `{}` failed: {}", e.function, e.message),
-                            other => other.to_string(),
-                        },
-                        f.moves
-                            .last()
-                            .map(|m| format!(" (last decision: P{} chose `{}`)", m.player + 1, m.option))
-                            .unwrap_or_default()
-                    ),
-                )
-                .at(location)
-                .help(format!(
-                    "reproduce with: rulebook play {}{} --players {players} --bots {players} --seed {seed}",
-                    folder.display(),
-                    setup.flags()
-                )),
-            );
-            // A game that fails is reported here; the leak check would only fail it again.
-            return diags;
+    let seed = smoke_seed(i);
+    let Err(f) = play_one(g, players, i, seed, &rulebook::bot::BotTable::default()) else {
+        return Found::Nothing;
+    };
+    // Script failures point into the script; a flow that never stops at the `[flow]` table;
+    // other rule failures at the game file.
+    let location = match &f.error {
+        rulebook::PlayError::Script(e) => e.location.clone(),
+        rulebook::PlayError::StepLimit(_) | rulebook::PlayError::DecisionLimit(_) => g.sources.locate_key("flow", ""),
+        _ => g.sources.files().first().map(|f| rulebook::diag::Location { file: f.path.clone(), line: 1, column: 1 }),
+    };
+    Found::Failed(Box::new(
+        Diagnostic::error(
+            "E0900",
+            format!(
+                "smoke playout with {players} players{} failed after {} decisions: {}{}",
+                setup.describe(),
+                f.moves.len(),
+                match &f.error {
+                    // The location is the diagnostic's own; do not repeat it.
+                    rulebook::PlayError::Script(e) => format!("script `{}` failed: {}", e.function, e.message),
+                    other => other.to_string(),
+                },
+                f.moves
+                    .last()
+                    .map(|m| format!(" (last decision: P{} chose `{}`)", m.player + 1, m.option))
+                    .unwrap_or_default()
+            ),
+        )
+        .at(location)
+        .help(format!(
+            "reproduce with: rulebook play {}{} --players {players} --bots {players} --seed {seed}",
+            folder.display(),
+            setup.flags()
+        )),
+    ))
+}
+
+/// What one setup's parts found, as its report: the first failed playout alone if one
+/// failed, else the leak, if any.
+fn report(found: impl IntoIterator<Item = Found>) -> Vec<Diagnostic> {
+    let mut leak = None;
+    for f in found {
+        match f {
+            Found::Failed(d) => return vec![*d],
+            Found::Leak(d) => leak = leak.or(Some(*d)),
+            Found::Nothing => {}
         }
     }
-    if playouts > 0 && setup.leak_check {
-        diags.extend(leak_check(folder, setup, players));
-    }
-    diags
+    leak.into_iter().collect()
 }
 
 /// Every diagnostic of each folder, in folder order: loading is quick and done in turn; the
-/// smoke playouts and leak checks of every setup and player count run on `jobs` threads (the
-/// report is the same for any number).
+/// smoke playouts and leak checks of every setup and player count run as separate tasks on
+/// `jobs` threads, the costliest first (the report is the same for any number).
 fn check_all(folders: &[PathBuf], args: &ValidateArgs) -> Vec<Vec<Diagnostic>> {
     let (playouts, jobs) = (args.playouts, args.jobs.unwrap_or_else(default_jobs));
     let load = |f: &PathBuf| load_all(f, &args.options, !args.no_extremes);
@@ -204,55 +251,64 @@ fn check_all(folders: &[PathBuf], args: &ValidateArgs) -> Vec<Vec<Diagnostic>> {
         Some(pool) => pool.install(|| folders.par_iter().map(load).collect()),
         None => folders.iter().map(load).collect(),
     };
-    let tasks: Vec<(usize, &Setup, usize)> = loaded
+    // One group per folder, setup and player count; one task per part of a group.
+    let groups: Vec<(usize, &Setup, usize)> = loaded
         .iter()
         .enumerate()
         .flat_map(|(fi, (_, setups))| {
             setups.iter().flat_map(move |s| player_counts(s).into_iter().map(move |p| (fi, s, p)))
         })
         .collect();
-    // A parameter extreme gets one playout per player count: it checks the range plays.
-    let run = |(fi, setup, players): &(usize, &Setup, usize)| {
-        smoke(&folders[*fi], setup, *players, if setup.leak_check { playouts } else { playouts.min(1) })
+    let mut tasks: Vec<(usize, Part)> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(gi, (_, s, _))| parts(s, playouts).into_iter().map(move |p| (gi, p)))
+        .collect();
+    // Long tasks first, so that no thread is left with one at the end while the others idle:
+    // a leak check costs a few playouts, and a game grows with its players.
+    let cost = |(gi, part): &(usize, Part)| groups[*gi].2 * if matches!(part, Part::LeakCheck) { 4 } else { 1 };
+    tasks.sort_by_key(|t| std::cmp::Reverse(cost(t)));
+    let run = |(gi, part): &(usize, Part)| {
+        let (fi, setup, players) = groups[*gi];
+        run_part(&folders[fi], setup, players, *part)
     };
-    let found: Vec<Vec<Diagnostic>> = match &pool {
+    let found: Vec<Found> = match &pool {
         Some(pool) => pool.install(|| tasks.par_iter().map(run).collect()),
         None => tasks.iter().map(run).collect(),
     };
-    let folder_of: Vec<usize> = tasks.iter().map(|t| t.0).collect();
-    drop(tasks);
-    let mut out: Vec<Vec<Diagnostic>> = loaded.into_iter().map(|(d, _)| d).collect();
-    for (fi, diags) in folder_of.into_iter().zip(found) {
-        out[fi].extend(diags);
+    // Back in report order: by group, then part.
+    let mut by_group: Vec<Vec<(usize, Found)>> = (0..groups.len()).map(|_| Vec::new()).collect();
+    for ((gi, part), f) in tasks.iter().zip(found) {
+        let order = match part {
+            Part::LeakCheck => 0,
+            Part::Playout(i) => *i as usize,
+        };
+        by_group[*gi].push((order, f));
+    }
+    let mut out: Vec<Vec<Diagnostic>> = loaded.iter().map(|(d, _)| d.clone()).collect();
+    for ((fi, _, _), mut found) in groups.iter().zip(by_group) {
+        found.sort_by_key(|(order, _)| *order);
+        out[*fi].extend(report(found.into_iter().map(|(_, f)| f)));
     }
     out
 }
 
-/// The leak check (`rulebook::leak`) on one seeded game: a warning naming what leaked and
-/// how to reproduce it. A game that fails is reported by the smoke playouts instead.
-fn leak_check(folder: &Path, setup: &Setup, players: usize) -> Option<Diagnostic> {
+/// The leak check's finding as a warning naming what leaked and how to reproduce it.
+fn leak_warning(folder: &Path, setup: &Setup, players: usize, leak: &rulebook::leak::Leak) -> Diagnostic {
     let g = &setup.game;
-    let seed = rulebook::leak::seed(0);
-    let leak = rulebook::leak::check_game(g, players, seed).ok()??;
     let location =
         g.sources.files().first().map(|f| rulebook::diag::Location { file: f.path.clone(), line: 1, column: 1 });
-    Some(
-        Diagnostic::warning(
-            "W0007",
-            format!(
-                "leak with {players} players{} after {} decisions: {}",
-                setup.describe(),
-                leak.decisions,
-                leak.message
-            ),
-        )
-        .at(location)
-        .help(format!(
-            "a seat must learn nothing its zones' visibility hides; replay with: rulebook play {}{} --players {players} --bots {players} --seed {seed}",
-            folder.display(),
-            setup.flags()
-        )),
+    Diagnostic::warning(
+        "W0007",
+        format!("leak with {players} players{} after {} decisions: {}", setup.describe(), leak.decisions, leak.message),
     )
+    .at(location)
+    .help(format!(
+        "a seat must learn nothing its zones' visibility hides; replay with: rulebook play {}{} --players {players} --bots {players} --seed {}",
+        folder.display(),
+        setup.flags(),
+        smoke_seed(0)
+    ))
 }
 
 pub fn run(_cli: &Cli, args: &ValidateArgs) -> Result<ExitCode, String> {
