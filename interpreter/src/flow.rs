@@ -8,7 +8,7 @@ use crate::error::PlayError;
 use crate::log::{Event, EventKind};
 use crate::rules::{Contest, FnRef, FollowFrom, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind, Subset};
 use crate::script::Work;
-use crate::state::{Choice, Frame, Outcome, Pending, State};
+use crate::state::{Choice, Frame, Outcome, Pending, ScriptedChoice, State, SubsetChoice};
 use crate::subset::Candidate;
 use crate::value::Value;
 use crate::Game;
@@ -260,7 +260,7 @@ impl Game {
                     if led != Value::Unit && led != f.free {
                         let matches = |c: &Choice| match c {
                             Choice::Component(i) => st.components.list[*i as usize].props.get(&f.by) == Some(&led),
-                            Choice::Add(_) | Choice::Subset { .. } | Choice::Scripted { .. } => false,
+                            Choice::Add(_) | Choice::Subset(_) | Choice::Scripted(_) => false,
                         };
                         if out.iter().any(matches) {
                             out.retain(matches);
@@ -306,7 +306,7 @@ impl Game {
                         (None, Some(_)) => None,
                         (None, None) => Some(id.clone()),
                     };
-                    if out.iter().any(|c| matches!(c, Choice::Scripted { id: other, .. } if *other == id)) {
+                    if out.iter().any(|c| matches!(c, Choice::Scripted(other) if other.id == id)) {
                         return Err(self.returned(
                             &f.name,
                             format!(
@@ -314,7 +314,7 @@ impl Game {
                             ),
                         ));
                     }
-                    out.push(Choice::Scripted { id, label, value });
+                    out.push(Choice::Scripted(Box::new(ScriptedChoice { id, label, value })));
                 }
                 Ok(out)
             }
@@ -383,7 +383,7 @@ impl Game {
                 None => true,
             };
             if keep {
-                out.insert(0, Choice::Subset { id, cards });
+                out.insert(0, Choice::Subset(Box::new(SubsetChoice { id, cards })));
             }
         }
         if out.is_empty() && !building.is_empty() {
@@ -522,7 +522,8 @@ impl Game {
     pub(crate) fn choice_id<'a>(&self, st: &'a State, c: &'a Choice) -> &'a str {
         match c {
             Choice::Component(i) | Choice::Add(i) => &st.components.list[*i as usize].id,
-            Choice::Subset { id, .. } | Choice::Scripted { id, .. } => id,
+            Choice::Subset(s) => &s.id,
+            Choice::Scripted(s) => &s.id,
         }
     }
 
@@ -539,11 +540,11 @@ impl Game {
         };
         match c {
             Choice::Component(i) | Choice::Add(i) => card(*i),
-            Choice::Subset { cards, .. } => cards.iter().map(|i| card(*i)).collect::<Vec<_>>().join(" + "),
-            Choice::Scripted { label: Some(label), .. } => label.clone(),
-            Choice::Scripted { label: None, id, value } => match (&self.rules.decisions[decision].label, value) {
-                (Some(t), Value::Map(fields)) => crate::value::fill_template(t, fields, id),
-                _ => id.clone(),
+            Choice::Subset(s) => s.cards.iter().map(|i| card(*i)).collect::<Vec<_>>().join(" + "),
+            Choice::Scripted(s) => match (&s.label, &self.rules.decisions[decision].label, &s.value) {
+                (Some(label), _, _) => label.clone(),
+                (None, Some(t), Value::Map(fields)) => crate::value::fill_template(t, fields, &s.id),
+                _ => s.id.clone(),
             },
         }
     }
@@ -552,7 +553,7 @@ impl Game {
     pub(crate) fn option_label(&self, st: &State, decision: usize, c: &Choice) -> String {
         match c {
             Choice::Add(_) => format!("add {}", self.choice_label(st, decision, c)),
-            Choice::Subset { .. } => format!("done: {}", self.choice_label(st, decision, c)),
+            Choice::Subset(_) => format!("done: {}", self.choice_label(st, decision, c)),
             _ => self.choice_label(st, decision, c),
         }
     }
@@ -561,15 +562,15 @@ impl Game {
     pub(crate) fn choice_value(&self, st: &State, decision: usize, c: &Choice) -> Dynamic {
         match c {
             Choice::Component(i) | Choice::Add(i) => card_map(st, *i),
-            Choice::Subset { id, cards } => {
+            Choice::Subset(s) => {
                 let mut m = rhai::Map::new();
-                m.insert("id".into(), id.clone().into());
+                m.insert("id".into(), s.id.clone().into());
                 m.insert("label".into(), self.choice_label(st, decision, c).into());
-                let list: rhai::Array = cards.iter().map(|i| card_map(st, *i)).collect();
+                let list: rhai::Array = s.cards.iter().map(|i| card_map(st, *i)).collect();
                 m.insert("cards".into(), Dynamic::from_array(list));
                 Dynamic::from_map(m)
             }
-            Choice::Scripted { value, .. } => value.to_dynamic(),
+            Choice::Scripted(s) => s.value.to_dynamic(),
         }
     }
 
@@ -655,8 +656,8 @@ impl Game {
                 Choice::Component(i) => {
                     (Some(*i), st.components.list[*i as usize].props.get(&c.by).and_then(Value::as_int))
                 }
-                Choice::Add(_) | Choice::Subset { .. } => (None, None),
-                Choice::Scripted { value, .. } => (None, value.get(&c.by).and_then(Value::as_int)),
+                Choice::Add(_) | Choice::Subset(_) => (None, None),
+                Choice::Scripted(s) => (None, s.value.get(&c.by).and_then(Value::as_int)),
             };
             let value = value.ok_or_else(|| {
                 PlayError::Rule(format!(

@@ -395,7 +395,7 @@ impl<'g> Session<'g> {
         let (p, slot) = self.slot(player).ok_or("the decision ended before the set was complete")?;
         let idx = p.options[slot]
             .iter()
-            .position(|c| matches!(c, Choice::Subset { .. }))
+            .position(|c| matches!(c, Choice::Subset(_)))
             .ok_or("it is not complete (it breaks a rule of the set: size, run or the like)")?;
         self.apply_index(player, idx).map_err(|e| e.to_string())
     }
@@ -437,7 +437,7 @@ impl<'g> Session<'g> {
             return Ok(by_label[0]);
         }
         if option == "done" {
-            if let Some(i) = opts.iter().position(|c| matches!(c, crate::state::Choice::Subset { .. })) {
+            if let Some(i) = opts.iter().position(|c| matches!(c, crate::state::Choice::Subset(_))) {
                 return Ok(i);
             }
         }

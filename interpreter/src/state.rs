@@ -121,7 +121,8 @@ impl Clone for ZoneSlot {
     }
 }
 
-/// A choosable option of a pending decision.
+/// A choosable option of a pending decision. Sixteen bytes: the rare large options are boxed,
+/// so option lists of components (most decisions) are cheap to build, move and copy.
 #[derive(Clone, Debug, Serialize)]
 pub enum Choice {
     /// A component (options `from` a zone).
@@ -129,24 +130,32 @@ pub enum Choice {
     /// Adds a component to the set a `subset` decision is building (a step, not an answer).
     Add(u32),
     /// Finishes a `subset` decision with the set built so far: the answer.
-    Subset {
-        /// Stable id: the component ids in candidate order, joined by `+`.
-        id: String,
-        /// The components, in candidate order.
-        cards: Vec<u32>,
-    },
+    Subset(Box<SubsetChoice>),
     /// An option produced by a script.
-    Scripted {
-        /// Stable id.
-        id: String,
-        /// Label: the option map's `label`; `None` when it has none, so that the label is
-        /// made only when someone reads it (from the decision's `label` template and the
-        /// option's fields, else the id).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        label: Option<String>,
-        /// The whole option map, handed back to the script.
-        value: Value,
-    },
+    Scripted(Box<ScriptedChoice>),
+}
+
+/// The answer of a `subset` decision: the set built.
+#[derive(Clone, Debug, Serialize)]
+pub struct SubsetChoice {
+    /// Stable id: the component ids in candidate order, joined by `+`.
+    pub id: String,
+    /// The components, in candidate order.
+    pub cards: Vec<u32>,
+}
+
+/// An option produced by a script.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScriptedChoice {
+    /// Stable id.
+    pub id: String,
+    /// Label: the option map's `label`; `None` when it has none, so that the label is made
+    /// only when someone reads it (from the decision's `label` template and the option's
+    /// fields, else the id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The whole option map, handed back to the script.
+    pub value: Value,
 }
 
 /// A decision waiting for answers.
