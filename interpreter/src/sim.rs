@@ -84,26 +84,27 @@ mod shape_tests {
     #[test]
     fn a_comeback_has_lead_changes_and_drama_and_is_decided_late() {
         // P2 leads, P1 catches up at the last step: one change of leader, decided at the end.
-        let trace = [vec![0, 2], vec![1, 2], vec![1, 3], vec![4, 3]];
-        let s = Shape::of(&trace, &[0]).unwrap();
+        let trace = [0, 2, 1, 2, 1, 3, 4, 3];
+        let s = Shape::of(&trace, 2, &[0]).unwrap();
         assert_eq!(s.lead_changes, 0.25);
         assert!((s.drama - 1.0).abs() < 1e-12, "{s:?}");
         assert_eq!(s.decided_at, 0.75);
         // A runaway leader: no change, no drama, decided at once.
-        let s = Shape::of(&[vec![1, 0], vec![2, 0], vec![3, 1]], &[0]).unwrap();
+        let s = Shape::of(&[1, 0, 2, 0, 3, 1], 2, &[0]).unwrap();
         assert_eq!((s.lead_changes, s.drama, s.decided_at), (0.0, 0.0, 0.0));
-        assert!(Shape::of(&[vec![1, 0]], &[]).is_none());
+        assert!(Shape::of(&[1, 0], 2, &[]).is_none());
     }
 }
 
 impl Shape {
-    /// The shape of a game from its score after each decision and its winners.
-    pub fn of(trace: &[Vec<i64>], winners: &[usize]) -> Option<Shape> {
+    /// The shape of a game from its score after each decision (`trace`: one row of `seats`
+    /// scores per decision, one after the other) and its winners.
+    pub fn of(trace: &[i64], seats: usize, winners: &[usize]) -> Option<Shape> {
         let w = *winners.first()?;
-        let l = trace.len();
-        if l == 0 {
+        if seats == 0 || trace.is_empty() {
             return None;
         }
+        let l = trace.len() / seats;
         let leader = |s: &[i64]| {
             let top = s.iter().copied().max()?;
             let mut at = s.iter().enumerate().filter(|(_, x)| **x == top);
@@ -113,7 +114,7 @@ impl Shape {
         let (mut changes, mut last) = (0, None);
         let (mut deficit, mut trailing) = (0.0, 0);
         let mut decided = l;
-        for (t, s) in trace.iter().enumerate() {
+        for (t, s) in trace.chunks_exact(seats).enumerate() {
             let lead = leader(s);
             if lead.is_some() && lead != last {
                 if last.is_some() {
@@ -241,7 +242,8 @@ pub fn play_one(
         game.start_quiet(players, seed)
     };
     let mut session = started.map_err(|e| fail(Vec::new(), e))?;
-    let mut trace: Vec<Vec<i64>> = Vec::new();
+    // The score after each decision, one row of seats after the other.
+    let mut trace: Vec<i64> = Vec::new();
     let mut bots = (0..players)
         .map(|p| make_bot(table.spec(p), game, seed, p))
         .collect::<Result<Vec<_>, _>>()
@@ -267,11 +269,12 @@ pub fn play_one(
             return Err(fail(moves, e));
         }
         if let Some(t) = game.rules.score {
-            trace.push(session.state().tracks[t].clone());
+            trace.extend_from_slice(&session.state().tracks[t]);
         }
     }
     let outcome = session.outcome().cloned().unwrap_or(crate::state::Outcome { winners: vec![], scores: vec![] });
-    let shape = Shape::of(&trace, &outcome.winners);
+    let seats = game.rules.score.map_or(0, |t| session.state().tracks[t].len());
+    let shape = Shape::of(&trace, seats, &outcome.winners);
     let tracks = game
         .rules
         .tracks
