@@ -18,7 +18,7 @@
 
 use crate::bot::{make_bot, BotSpec, SeatObservation};
 use crate::log::EventKind;
-use crate::session::Session;
+use crate::session::{Session, Snapshot};
 use crate::value::{NameHasher, Value};
 use crate::view::View;
 use crate::{Game, PlayError};
@@ -63,10 +63,12 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
         }
     }
     let mut seen_log = session.log().len();
+    // The copy the alternatives of each commit are tried on, kept in step with the game.
+    let mut copy = session.clone();
     while !session.is_over() {
         let Some(&p) = session.to_act().first() else { break };
         if session.is_commit() {
-            if let Some(message) = commit_shows(&session, p) {
+            if let Some(message) = commit_shows(&session, &mut copy, p) {
                 return Ok(Some(Leak { decisions: session.history().len(), message }));
             }
         }
@@ -169,25 +171,37 @@ fn label_counts<'s>(session: &'s Session<'_>) -> Map<&'s str, usize> {
 /// What one seat receives: its view and its redacted log.
 type Seen = (View, Vec<String>);
 
-/// Check 1: every alternative `p` may commit leaves the others' views and logs alike.
-fn commit_shows(session: &Session<'_>, p: usize) -> Option<String> {
-    let n = session.option_count(p);
+/// Check 1: every alternative `p` may commit leaves the others' views and logs alike. They
+/// are tried on `copy`, a copy of `session` that is brought up to its point first (copying
+/// only what changed since the last time) and left back at that point.
+fn commit_shows<'g>(session: &Session<'g>, copy: &mut Session<'g>, p: usize) -> Option<String> {
+    copy.catch_up(session);
+    let here = copy.snapshot();
+    let found = alternatives_differ(session, copy, &here, p);
+    copy.restore(&here).ok()?;
+    found
+}
+
+/// Whether the others' views or logs differ between `p`'s alternatives, each applied to
+/// `copy` restored to `here` (`session`'s point); only the log lines an alternative adds can
+/// differ between alternatives, so only those are compared.
+fn alternatives_differ(session: &Session<'_>, copy: &mut Session<'_>, here: &Snapshot, p: usize) -> Option<String> {
+    let options = session.options(p);
+    let n = options.len();
     let step = n.div_ceil(ALTERNATIVES).max(1);
     let others: Vec<usize> = (0..session.players()).filter(|q| *q != p).collect();
     let mut first: Option<(String, Vec<Seen>)> = None;
-    // One copy, brought back to this point before each alternative; only the log lines an
-    // alternative adds can differ between alternatives, so only those are compared.
-    let mut copy = session.clone();
-    let here = copy.snapshot();
     let logged = session.log().len();
-    for i in (0..n).step_by(step) {
-        copy.restore(&here).ok()?;
-        let label = session.options(p).get(i).map(|o| o.label.clone()).unwrap_or_default();
+    for (i, option) in options.into_iter().enumerate().step_by(step) {
+        copy.restore(here).ok()?;
+        let label = option.label;
         if copy.apply_index(p, i).is_err() {
             continue;
         }
         // Only while the commit is still open: the last commit reveals, as it should.
-        let still_open = copy.public_view().pending.is_some_and(|v| v.commit && v.committed.contains(&p));
+        let still_open = copy.state().pending.as_ref().is_some_and(|d| {
+            d.commit && d.players.iter().zip(&d.chosen).any(|(seat, chosen)| *seat == p && chosen.is_some())
+        });
         if !still_open {
             return None;
         }

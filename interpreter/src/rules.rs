@@ -141,23 +141,33 @@ pub struct TrackInfo {
     pub spaces: Vec<Value>,
     /// Template naming a space in views (see [`TrackInfo::space_name`]).
     pub space_label: Option<String>,
+    /// Each space's name in views, made once when the game loads ([`TrackInfo::name_spaces`]).
+    pub space_names: Vec<Option<String>>,
     /// What it is, in the author's words (`description`; empty if none).
     pub description: String,
 }
 
 impl TrackInfo {
-    /// How a view names space `value`: the space's own `label`, else the track's
-    /// `space_label` filled from the space's data, else the space's `name`.
-    pub fn space_name(&self, value: i64) -> Option<String> {
+    /// How a view names space `value` (see [`TrackInfo::name_spaces`]).
+    pub fn space_name(&self, value: i64) -> Option<&str> {
         let index = usize::try_from(value - self.min.unwrap_or(0)).ok()?;
-        let Value::Map(data) = self.spaces.get(index)? else { return None };
-        if let Some(l) = data.get("label") {
-            return Some(l.to_string());
-        }
-        match &self.space_label {
-            Some(t) => Some(crate::value::fill_template(t, data, "")),
-            None => data.get("name").map(|n| n.to_string()),
-        }
+        self.space_names.get(index)?.as_deref()
+    }
+
+    /// How views name each space: its own `label`, else the track's `space_label` filled from
+    /// the space's data, else the space's `name`.
+    pub fn name_spaces(spaces: &[Value], space_label: Option<&str>) -> Vec<Option<String>> {
+        let name = |space: &Value| {
+            let Value::Map(data) = space else { return None };
+            if let Some(l) = data.get("label") {
+                return Some(l.to_string());
+            }
+            match space_label {
+                Some(t) => Some(crate::value::fill_template(t, data, "")),
+                None => data.get("name").map(|n| n.to_string()),
+            }
+        };
+        spaces.iter().map(name).collect()
     }
 }
 

@@ -320,6 +320,19 @@ impl<'g> Session<'g> {
         Ok(())
     }
 
+    /// Brings a copy of `original` (made with `clone`) up to `original`'s point, copying only
+    /// what was added since: the state, and the history and log entries `original` has beyond
+    /// this copy's. The copy must not have gone anywhere `original` did not (restore it to a
+    /// snapshot first): its history and log are then a beginning of `original`'s.
+    pub(crate) fn catch_up(&mut self, original: &Session<'g>) {
+        debug_assert!(self.history.len() <= original.history.len() && self.log.len() <= original.log.len());
+        self.changed();
+        (*self.state).clone_from(&original.state);
+        self.knowledge.clone_from(&original.knowledge);
+        self.history.extend_from_slice(&original.history[self.history.len()..]);
+        self.log.extend_from_slice(&original.log[self.log.len()..]);
+    }
+
     /// Forgets what was computed from the state (derived vars): called first by every
     /// `&mut self` method, since each may change the state.
     fn changed(&mut self) {
@@ -838,4 +851,38 @@ pub fn quote_input(text: &str) -> String {
         out.push('…');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{load_game, LoadOptions};
+
+    /// A copy kept in step with `catch_up` is the original: same state, history and log, after
+    /// each decision of a game, whatever the copy tried (and was taken back from) in between.
+    #[test]
+    fn a_copy_caught_up_is_the_original_again() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/adel-verpflichtet");
+        let game = load_game(&folder, &LoadOptions::default()).game.expect("Adel loads");
+        let mut session = game.start(3, 7).expect("starts");
+        let mut copy = session.clone();
+        let mut turns = 0;
+        while !session.is_over() && turns < 60 {
+            copy.catch_up(&session);
+            assert_eq!(copy.state_hash(), session.state_hash(), "after {turns} decisions");
+            assert_eq!(copy.history(), session.history());
+            assert_eq!(copy.log().len(), session.log().len());
+            let here = copy.snapshot();
+            let p = session.to_act()[0];
+            // The copy tries another option, then goes back to where the original is.
+            copy.apply_index(p, copy.option_count(p) - 1).expect("a legal option");
+            copy.restore(&here).expect("goes back");
+            session.apply_index(p, turns % session.option_count(p)).expect("a legal option");
+            turns += 1;
+        }
+        assert_eq!(turns, 60, "the game lasts past the decisions checked");
+        copy.catch_up(&session);
+        assert_eq!(copy.state_hash(), session.state_hash());
+        let lines = |s: &super::Session<'_>| s.log().iter().map(|e| format!("{e:?}")).collect::<Vec<_>>();
+        assert_eq!(lines(&copy), lines(&session));
+    }
 }

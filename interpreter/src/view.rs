@@ -286,7 +286,7 @@ impl View {
         for (ti, t) in r.tracks.iter().enumerate().filter(|(_, t)| in_play(&t.name)) {
             for (o, v) in st.tracks[ti].iter().enumerate() {
                 if sees_all(t.visible, t.per_player, o, viewer) {
-                    let space = t.space_name(*v);
+                    let space = t.space_name(*v).map(str::to_string);
                     tracks.push(ValueView {
                         shown: None,
                         name: t.name.clone(),

@@ -12,7 +12,7 @@ impl Loader {
     /// Checks `[tracks]`.
     pub(super) fn tracks(&mut self, r: &mut Rules, f: &GameFile) {
         for (name, t) in &f.tracks {
-            let spaces =
+            let spaces: Vec<Value> =
                 t.spaces.iter().map(|s| Value::from_toml(&toml::Value::Table(s.clone())).unwrap_or_default()).collect();
             if matches!(t.visible, def::Visibility::Top | def::Visibility::Count) {
                 self.error_at(
@@ -28,6 +28,7 @@ impl Loader {
                 min: self.track_int(r, name, "min", t.min.as_ref()).map(|m| m.get(&r.params, 0)),
                 max: self.track_int(r, name, "max", t.max.as_ref()).map(|m| m.get(&r.params, 0)),
                 visible: t.visible,
+                space_names: TrackInfo::name_spaces(&spaces, t.space_label.as_deref()),
                 spaces,
                 space_label: t.space_label.clone(),
                 description: t.description.clone().unwrap_or_default(),
