@@ -123,18 +123,16 @@ impl Loader {
             }
         };
         let base = self.sources.add(path, text.clone());
-        // Parsed TOML borrows its text for the life of the loaded game; game files are small
-        // and read once per load, so the text is kept for good.
-        let text: &'static str = Box::leak(text.into_boxed_str());
-        let (table, errors) = DeTable::parse_recoverable(text);
-        let had_errors = !errors.is_empty();
-        for e in errors {
-            let span = e.span().map(|s| s.start + base..s.end + base);
-            self.error("E0100", format!("TOML syntax: {}", e.message().trim()), span);
-        }
-        if had_errors {
-            return None;
-        }
+        let table = match parse_toml(text) {
+            Ok(table) => table,
+            Err(errors) => {
+                for e in errors {
+                    let span = e.span().map(|s| s.start + base..s.end + base);
+                    self.error("E0100", format!("TOML syntax: {}", e.message().trim()), span);
+                }
+                return None;
+            }
+        };
         let span = table.span();
         match shift(Spanned::new(span, DeValue::Table(table.into_inner())), base).into_inner() {
             DeValue::Table(t) => Some(t),
@@ -281,4 +279,31 @@ fn get_str_list_opt(t: &Table, folder: &Path, l: &mut Loader) -> Option<Vec<Path
         }
     }
     Some(out)
+}
+
+/// Files parsed in this process, by their text: `validate` loads each game many times (each
+/// variant, each parameter bound), and a server reloads games, from the same files.
+static PARSED: std::sync::Mutex<Vec<(&'static str, Spanned<DeTable<'static>>)>> = std::sync::Mutex::new(Vec::new());
+
+/// Texts [`PARSED`] keeps at most; past that, files are parsed every time.
+const MAX_PARSED: usize = 256;
+
+/// Parses a TOML file's text, or gives its syntax errors. Parsed TOML borrows its text for the
+/// life of the loaded game, so the text is kept for good, once per different text: a text
+/// parsed before is not parsed (nor kept) again.
+fn parse_toml(text: String) -> Result<Spanned<DeTable<'static>>, Vec<toml::de::Error>> {
+    let cache = || PARSED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, table)) = cache().iter().find(|(t, _)| *t == text) {
+        return Ok(table.clone());
+    }
+    let text: &'static str = Box::leak(text.into_boxed_str());
+    let (table, errors) = DeTable::parse_recoverable(text);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut parsed = cache();
+    if parsed.len() < MAX_PARSED && !parsed.iter().any(|(t, _)| *t == text) {
+        parsed.push((text, table.clone()));
+    }
+    Ok(table)
 }
