@@ -31,6 +31,22 @@ pub struct Component {
     /// `c.suit` gets a shared copy instead of a new string each time).
     #[serde(skip)]
     script: Arc<ScriptValues>,
+    /// The component as views show it, made once (every view of every seat shows it).
+    #[serde(skip)]
+    shown: Arc<CardView>,
+}
+
+/// A component as a viewer sees it.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct CardView {
+    /// Stable id.
+    pub id: String,
+    /// Component type.
+    pub kind: String,
+    /// Label.
+    pub label: String,
+    /// Properties.
+    pub props: Arc<Props>,
 }
 
 /// A component's fields as script values, in the order of its properties.
@@ -50,19 +66,39 @@ impl Component {
         if let Some(first) = rules.component_types[kind].faces.as_ref().and_then(|f| f.first()) {
             props.entry("face".to_string()).or_insert_with(|| first.clone());
         }
-        let mut c = Component { id, kind, props: Arc::new(props), label: String::new(), script: Arc::default() };
+        let mut c = Component {
+            id,
+            kind,
+            props: Arc::new(props),
+            label: String::new(),
+            script: Arc::default(),
+            shown: Arc::default(),
+        };
         c.refresh(rules);
         c
     }
 
-    /// Fills in the label and the script values from the properties.
+    /// Fills in the label, the script values and the view from the properties.
     fn refresh(&mut self, rules: &Rules) {
         self.label = self.fill_label(rules);
+        let kind = &rules.component_types[self.kind].name;
         self.script = Arc::new(ScriptValues {
             id: self.id.clone().into(),
-            kind: rules.component_types[self.kind].name.clone().into(),
+            kind: kind.clone().into(),
             props: self.props.values().map(Value::to_dynamic).collect(),
         });
+        self.shown = Arc::new(CardView {
+            id: self.id.clone(),
+            kind: kind.clone(),
+            label: self.label.clone(),
+            props: self.props.clone(),
+        });
+    }
+
+    /// The component as views show it (its type's label; a zone's `card_label` is the view's
+    /// to apply).
+    pub fn card_view(&self) -> &Arc<CardView> {
+        &self.shown
     }
 
     /// The component's fields as script values.

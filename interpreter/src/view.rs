@@ -9,19 +9,10 @@ use crate::state::{Outcome, State};
 use crate::value::Value;
 use crate::{Game, PlayError};
 use serde::Serialize;
+use std::sync::Arc;
 
-/// A component as a viewer sees it.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct CardView {
-    /// Stable id.
-    pub id: String,
-    /// Component type.
-    pub kind: String,
-    /// Label.
-    pub label: String,
-    /// Properties.
-    pub props: std::sync::Arc<crate::state::Props>,
-}
+/// A component as a viewer sees it (made once per component: see [`Component::card_view`]).
+pub use crate::state::CardView;
 
 /// A zone as a viewer sees it.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -33,7 +24,7 @@ pub struct ZoneView {
     /// Number of components, if the viewer may know it.
     pub count: Option<usize>,
     /// The components the viewer may see (all, the top one, or none).
-    pub cards: Vec<CardView>,
+    pub cards: Vec<Arc<CardView>>,
     /// For a zone declared with `places`, when the viewer sees it all: each place in order,
     /// with the component on it (empty places too, up to the capacity).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -46,7 +37,7 @@ pub struct PlaceView {
     /// The place's label (`cell 1`).
     pub label: String,
     /// The component on it, if any.
-    pub card: Option<CardView>,
+    pub card: Option<Arc<CardView>>,
 }
 
 /// A track or variable value as a viewer sees it.
@@ -73,7 +64,7 @@ pub struct ShownView {
     /// What was shown (`P1 shows three cards`).
     pub caption: String,
     /// The components, in the order shown.
-    pub cards: Vec<CardView>,
+    pub cards: Vec<Arc<CardView>>,
 }
 
 /// A piece on a grid as a viewer sees it.
@@ -142,7 +133,7 @@ pub struct PendingView {
     pub my_commit: Option<String>,
     /// For a `subset` decision: the set the viewer has built so far.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub my_set: Vec<CardView>,
+    pub my_set: Vec<Arc<CardView>>,
 }
 
 /// Everything one seat may see.
@@ -236,11 +227,13 @@ impl View {
         let r = &game.rules;
         let card_as = |idx: u32, template: Option<&String>| {
             let c = &st.components.list[idx as usize];
-            let label = match template {
-                Some(t) => crate::value::fill_template(t, &c.props, &c.id),
-                None => c.label().to_string(),
-            };
-            CardView { id: c.id.clone(), kind: r.component_types[c.kind].name.clone(), label, props: c.props.clone() }
+            match template {
+                Some(t) => Arc::new(CardView {
+                    label: crate::value::fill_template(t, &c.props, &c.id),
+                    ..CardView::clone(c.card_view())
+                }),
+                None => c.card_view().clone(),
+            }
         };
         let card = |idx: u32| card_as(idx, None);
         let in_play = |name: &str| !st.out_of_play.iter().any(|n| n == name);
