@@ -174,8 +174,12 @@ fn run_part(folder: &Path, setup: &Setup, players: usize, part: Part) -> Found {
         Part::LeakCheck => match rulebook::leak::check_game(&setup.game, players, smoke_seed(0)) {
             Ok(None) => Found::Nothing,
             Ok(Some(leak)) => Found::Leak(Box::new(leak_warning(folder, setup, players, &leak))),
-            // The game itself failed: the playout says where and how.
-            Err(_) => playout(folder, setup, players, 0),
+            // The game itself failed: the playout says where and how. If it plays through
+            // without a log, what failed is what only the leak check reads: a seat's view.
+            Err(e) => match playout(folder, setup, players, 0) {
+                Found::Nothing => Found::Failed(Box::new(leak_check_failed(folder, setup, players, &e))),
+                found => found,
+            },
         },
     }
 }
@@ -291,6 +295,24 @@ fn check_all(folders: &[PathBuf], args: &ValidateArgs) -> Vec<Vec<Diagnostic>> {
         out[*fi].extend(report(found.into_iter().map(|(_, f)| f)));
     }
     out
+}
+
+/// The leak check's game failing where the smoke playout of the same game did not (a seat's
+/// view that cannot be built, which only the leak check reads).
+fn leak_check_failed(folder: &Path, setup: &Setup, players: usize, error: &rulebook::PlayError) -> Diagnostic {
+    let location = setup.game.sources.files().first().map(|f| rulebook::diag::Location {
+        file: f.path.clone(),
+        line: 1,
+        column: 1,
+    });
+    Diagnostic::error("E0900", format!("leak check with {players} players{} failed: {error}", setup.describe()))
+        .at(location)
+        .help(format!(
+            "replay with: rulebook play {}{} --players {players} --bots {players} --seed {}",
+            folder.display(),
+            setup.flags(),
+            smoke_seed(0)
+        ))
 }
 
 /// The leak check's finding as a warning naming what leaked and how to reproduce it.
