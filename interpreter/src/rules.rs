@@ -1,5 +1,5 @@
 //! [`Rules`]: a loaded game after checking, with every name resolved to an index. This is the
-//! static half of a game; [`crate::State`] is the changing half.
+//! static half of a game; [`crate::state::State`] is the changing half.
 
 use crate::def::{Overflow, Visibility};
 use crate::grid::GridInfo;

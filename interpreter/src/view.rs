@@ -11,7 +11,8 @@ use crate::{Game, PlayError};
 use serde::Serialize;
 use std::sync::Arc;
 
-/// A component as a viewer sees it (made once per component: see [`Component::card_view`]).
+/// A component as a viewer sees it (made once per component: see
+/// [`crate::state::Component::card_view`]).
 pub use crate::state::CardView;
 
 /// A zone as a viewer sees it.

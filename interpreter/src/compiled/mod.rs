@@ -6,7 +6,7 @@
 //! Rhai stays the reference. A function is compiled only if every construct in it is one this
 //! module implements exactly as Rhai does; the rest are left to Rhai. At run time, whatever a
 //! compiled call meets that it does not handle exactly (an error, a limit, a value of a type
-//! it does not know) makes it give up ([`Stop::Bail`]): the caller then runs the whole
+//! it does not know) makes it give up (`Stop::Bail`): the caller then runs the whole
 //! transaction again with Rhai alone (see `script::Transaction`), so games, errors and their
 //! messages are Rhai's in every case.
 
