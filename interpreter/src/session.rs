@@ -858,31 +858,40 @@ mod tests {
     use crate::{load_game, LoadOptions};
 
     /// A copy kept in step with `catch_up` is the original: same state, history and log, after
-    /// each decision of a game, whatever the copy tried (and was taken back from) in between.
+    /// each decision of every bundled game, whatever the copy tried (and was taken back from)
+    /// in between.
     #[test]
     fn a_copy_caught_up_is_the_original_again() {
-        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/adel-verpflichtet");
-        let game = load_game(&folder, &LoadOptions::default()).game.expect("Adel loads");
-        let mut session = game.start(3, 7).expect("starts");
-        let mut copy = session.clone();
-        let mut turns = 0;
-        while !session.is_over() && turns < 60 {
+        let games = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games");
+        let mut folders: Vec<_> =
+            std::fs::read_dir(&games).expect("the games folder").flatten().map(|e| e.path()).collect();
+        folders.retain(|f| f.join("game.toml").is_file());
+        folders.sort();
+        assert!(folders.len() >= 5, "the bundled games are found");
+        for folder in folders {
+            let game = load_game(&folder, &LoadOptions::default()).game.expect("a bundled game loads");
+            let mut session = game.start(game.rules.min_players, 7).expect("starts");
+            let mut copy = session.clone();
+            let mut turns = 0;
+            while !session.is_over() && turns < 40 {
+                copy.catch_up(&session);
+                let at = format!("{} after {turns} decisions", folder.display());
+                assert_eq!(copy.state_hash(), session.state_hash(), "{at}");
+                assert_eq!(copy.history(), session.history(), "{at}");
+                assert_eq!(copy.log().len(), session.log().len(), "{at}");
+                let here = copy.snapshot();
+                let p = session.to_act()[0];
+                // The copy tries another option, then goes back to where the original is.
+                if copy.apply_index(p, copy.option_count(p) - 1).is_ok() {
+                    copy.restore(&here).expect("goes back");
+                }
+                session.apply_index(p, turns % session.option_count(p)).expect("a legal option");
+                turns += 1;
+            }
             copy.catch_up(&session);
-            assert_eq!(copy.state_hash(), session.state_hash(), "after {turns} decisions");
-            assert_eq!(copy.history(), session.history());
-            assert_eq!(copy.log().len(), session.log().len());
-            let here = copy.snapshot();
-            let p = session.to_act()[0];
-            // The copy tries another option, then goes back to where the original is.
-            copy.apply_index(p, copy.option_count(p) - 1).expect("a legal option");
-            copy.restore(&here).expect("goes back");
-            session.apply_index(p, turns % session.option_count(p)).expect("a legal option");
-            turns += 1;
+            assert_eq!(copy.state_hash(), session.state_hash());
+            let lines = |s: &super::Session<'_>| s.log().iter().map(|e| format!("{e:?}")).collect::<Vec<_>>();
+            assert_eq!(lines(&copy), lines(&session), "{}", folder.display());
         }
-        assert_eq!(turns, 60, "the game lasts past the decisions checked");
-        copy.catch_up(&session);
-        assert_eq!(copy.state_hash(), session.state_hash());
-        let lines = |s: &super::Session<'_>| s.log().iter().map(|e| format!("{e:?}")).collect::<Vec<_>>();
-        assert_eq!(lines(&copy), lines(&session));
     }
 }
