@@ -111,17 +111,26 @@ struct Observation {
 /// One seat's values as last written (`name = value`), by name and owner: a value that has
 /// not changed since is not written again.
 #[derive(Default)]
-struct ValueTexts(Map<(String, Option<usize>), (Value, Rc<str>)>);
+struct ValueTexts(Map<String, Vec<Written>>);
+
+/// One owner's value as last written, with its text.
+type Written = (Option<usize>, Value, Rc<str>);
 
 impl ValueTexts {
     /// `name = value`, written only if the value changed since the last time.
     fn text(&mut self, name: &str, owner: Option<usize>, value: &Value) -> Rc<str> {
-        let key = (name.to_string(), owner);
-        match self.0.get(&key) {
-            Some((v, text)) if v == value => text.clone(),
-            _ => {
+        if !self.0.contains_key(name) {
+            self.0.insert(name.to_string(), Vec::new());
+        }
+        let Some(owners) = self.0.get_mut(name) else { return format!("{name} = {value}").into() };
+        match owners.iter_mut().find(|(o, _, _)| *o == owner) {
+            Some((_, v, text)) if v == value => text.clone(),
+            found => {
                 let text: Rc<str> = format!("{name} = {value}").into();
-                self.0.insert(key, (value.clone(), text.clone()));
+                match found {
+                    Some(entry) => *entry = (owner, value.clone(), text.clone()),
+                    None => owners.push((owner, value.clone(), text.clone())),
+                }
                 text
             }
         }

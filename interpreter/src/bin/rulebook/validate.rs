@@ -196,7 +196,7 @@ fn playout(folder: &Path, setup: &Setup, players: usize, i: u64) -> Found {
     let location = match &f.error {
         rulebook::PlayError::Script(e) => e.location.clone(),
         rulebook::PlayError::StepLimit(_) | rulebook::PlayError::DecisionLimit(_) => g.sources.locate_key("flow", ""),
-        _ => g.sources.files().first().map(|f| rulebook::diag::Location { file: f.path.clone(), line: 1, column: 1 }),
+        _ => game_file(setup),
     };
     Found::Failed(Box::new(
         Diagnostic::error(
@@ -255,58 +255,58 @@ fn check_all(folders: &[PathBuf], args: &ValidateArgs) -> Vec<Vec<Diagnostic>> {
         Some(pool) => pool.install(|| folders.par_iter().map(load).collect()),
         None => folders.iter().map(load).collect(),
     };
-    // One group per folder, setup and player count; one task per part of a group.
-    let groups: Vec<(usize, &Setup, usize)> = loaded
+    let (mut out, setups): (Vec<Vec<Diagnostic>>, Vec<Vec<Setup>>) = loaded.into_iter().unzip();
+    // One group per folder, setup and player count; one task per part of a group, in report
+    // order.
+    let groups: Vec<(usize, &Setup, usize)> = setups
         .iter()
         .enumerate()
-        .flat_map(|(fi, (_, setups))| {
-            setups.iter().flat_map(move |s| player_counts(s).into_iter().map(move |p| (fi, s, p)))
-        })
+        .flat_map(|(fi, setups)| setups.iter().flat_map(move |s| player_counts(s).into_iter().map(move |p| (fi, s, p))))
         .collect();
-    let mut tasks: Vec<(usize, Part)> = groups
+    let tasks: Vec<(usize, Part)> = groups
         .iter()
         .enumerate()
         .flat_map(|(gi, (_, s, _))| parts(s, playouts).into_iter().map(move |p| (gi, p)))
         .collect();
-    // Long tasks first, so that no thread is left with one at the end while the others idle:
-    // a leak check costs a few playouts, and a game grows with its players.
+    // Run long tasks first, so that no thread is left with one at the end while the others
+    // idle: a leak check costs a few playouts, and a game grows with its players.
     let cost = |(gi, part): &(usize, Part)| groups[*gi].2 * if matches!(part, Part::LeakCheck) { 4 } else { 1 };
-    tasks.sort_by_key(|t| std::cmp::Reverse(cost(t)));
-    let run = |(gi, part): &(usize, Part)| {
-        let (fi, setup, players) = groups[*gi];
-        run_part(&folders[fi], setup, players, *part)
+    let mut by_cost: Vec<usize> = (0..tasks.len()).collect();
+    by_cost.sort_by_key(|k| std::cmp::Reverse(cost(&tasks[*k])));
+    let run = |k: &usize| {
+        let (gi, part) = tasks[*k];
+        let (fi, setup, players) = groups[gi];
+        run_part(&folders[fi], setup, players, part)
     };
     let found: Vec<Found> = match &pool {
-        Some(pool) => pool.install(|| tasks.par_iter().map(run).collect()),
-        None => tasks.iter().map(run).collect(),
+        Some(pool) => pool.install(|| by_cost.par_iter().map(run).collect()),
+        None => by_cost.iter().map(run).collect(),
     };
-    // Back in report order: by group, then part.
-    let mut by_group: Vec<Vec<(usize, Found)>> = (0..groups.len()).map(|_| Vec::new()).collect();
-    for ((gi, part), f) in tasks.iter().zip(found) {
-        let order = match part {
-            Part::LeakCheck => 0,
-            Part::Playout(i) => *i as usize,
-        };
-        by_group[*gi].push((order, f));
+    let mut in_order: Vec<Option<Found>> = (0..tasks.len()).map(|_| None).collect();
+    for (k, f) in by_cost.into_iter().zip(found) {
+        in_order[k] = Some(f);
     }
-    let mut out: Vec<Vec<Diagnostic>> = loaded.iter().map(|(d, _)| d.clone()).collect();
-    for ((fi, _, _), mut found) in groups.iter().zip(by_group) {
-        found.sort_by_key(|(order, _)| *order);
-        out[*fi].extend(report(found.into_iter().map(|(_, f)| f)));
+    let mut results = tasks.iter().map(|(gi, _)| *gi).zip(in_order).peekable();
+    for (gi, (fi, _, _)) in groups.iter().enumerate() {
+        let mut found = Vec::new();
+        while let Some((_, f)) = results.next_if(|(g, _)| *g == gi) {
+            found.extend(f);
+        }
+        out[*fi].extend(report(found));
     }
     out
+}
+
+/// Where a diagnostic about a whole setup points: the start of its game file.
+fn game_file(setup: &Setup) -> Option<Location> {
+    setup.game.sources.files().first().map(|f| Location { file: f.path.clone(), line: 1, column: 1 })
 }
 
 /// The leak check's game failing where the smoke playout of the same game did not (a seat's
 /// view that cannot be built, which only the leak check reads).
 fn leak_check_failed(folder: &Path, setup: &Setup, players: usize, error: &rulebook::PlayError) -> Diagnostic {
-    let location = setup.game.sources.files().first().map(|f| rulebook::diag::Location {
-        file: f.path.clone(),
-        line: 1,
-        column: 1,
-    });
     Diagnostic::error("E0900", format!("leak check with {players} players{} failed: {error}", setup.describe()))
-        .at(location)
+        .at(game_file(setup))
         .help(format!(
             "replay with: rulebook play {}{} --players {players} --bots {players} --seed {}",
             folder.display(),
@@ -317,14 +317,11 @@ fn leak_check_failed(folder: &Path, setup: &Setup, players: usize, error: &ruleb
 
 /// The leak check's finding as a warning naming what leaked and how to reproduce it.
 fn leak_warning(folder: &Path, setup: &Setup, players: usize, leak: &rulebook::leak::Leak) -> Diagnostic {
-    let g = &setup.game;
-    let location =
-        g.sources.files().first().map(|f| rulebook::diag::Location { file: f.path.clone(), line: 1, column: 1 });
     Diagnostic::warning(
         "W0007",
         format!("leak with {players} players{} after {} decisions: {}", setup.describe(), leak.decisions, leak.message),
     )
-    .at(location)
+    .at(game_file(setup))
     .help(format!(
         "a seat must learn nothing its zones' visibility hides; replay with: rulebook play {}{} --players {players} --bots {players} --seed {}",
         folder.display(),
