@@ -595,8 +595,8 @@ impl<'p> Lower<'p> {
                     let r = match &root {
                         Root::Slot(slot) => walk(rt, &mut s[*slot], &links, &mut vals, &mut at),
                         Root::Value(c) => {
-                            let mut v = c(s, rt)?;
-                            walk(rt, &mut v, &links, &mut vals, &mut at)
+                            let v = c(s, rt)?;
+                            walk_owned(rt, v, &links, &mut vals, &mut at)
                         }
                     };
                     rt.give(vals);
@@ -1000,14 +1000,14 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
                 let s = cur.as_immutable_string_ref().map_err(|_| bailed())?.clone();
                 let len = s.chars().count();
                 let i = ops::array_index(len, i)?;
-                let mut c = Dynamic::from_char(s.chars().nth(i).ok_or_else(|| bailed())?);
-                return walk(rt, &mut c, rest, vals, at);
+                let c = Dynamic::from_char(s.chars().nth(i).ok_or_else(|| bailed())?);
+                return walk_owned(rt, c, rest, vals, at);
             }
             if cur.is_variant() {
                 let mut key = key;
                 let f = rt.prog.natives.find("index$get$", &[cur, &mut key]).ok_or_else(|| bailed())?;
-                let mut v = invoke(f, &mut [cur, &mut key]).ok_or_else(|| bailed())?;
-                return walk(rt, &mut v, rest, vals, at);
+                let v = invoke(f, &mut [cur, &mut key]).ok_or_else(|| bailed())?;
+                return walk_owned(rt, v, rest, vals, at);
             }
             bail()
         }
@@ -1016,7 +1016,7 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
                 return map_entry(rt, cur, name, rest, vals, at);
             }
             if cur.is_variant() {
-                let mut v = if let Some(f) = getter.as_deref().and_then(|l| NativeTable::pick(l, &[&mut *cur])) {
+                let v = if let Some(f) = getter.as_deref().and_then(|l| NativeTable::pick(l, &[&mut *cur])) {
                     invoke(f, &mut [cur]).ok_or_else(|| bailed())?
                 } else {
                     let mut key = Dynamic::from(name.clone());
@@ -1026,7 +1026,7 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
                         .ok_or_else(|| bailed())?;
                     invoke(f, &mut [cur, &mut key]).ok_or_else(|| bailed())?
                 };
-                return walk(rt, &mut v, rest, vals, at);
+                return walk_owned(rt, v, rest, vals, at);
             }
             bail()
         }
@@ -1035,9 +1035,36 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             for _ in 0..*args {
                 margs.push(next(vals, at)?);
             }
-            let mut v = method(rt, name, natives.as_deref(), cur, margs)?;
-            walk(rt, &mut v, rest, vals, at)
+            let v = method(rt, name, natives.as_deref(), cur, margs)?;
+            walk_owned(rt, v, rest, vals, at)
         }
+    }
+}
+
+/// Like [`walk`] from a value nobody else holds (what a call or a property getter gave): the
+/// value at the end is moved out of it instead of copied, and so are the elements and map
+/// entries on the way (`game.cards(z)[0]`, `game.table(t).spaces`).
+fn walk_owned(rt: &mut Rt, mut cur: Dynamic, links: &[Link], vals: &mut [Dynamic], at: &mut usize) -> R<Dynamic> {
+    let Some((first, rest)) = links.split_first() else {
+        return Ok(cur);
+    };
+    match first {
+        Link::Index if cur.is_array() && !cur.is_shared() => {
+            let i = vals.get(*at).ok_or_else(|| bailed())?.as_int().map_err(|_| bailed())?;
+            *at += 1;
+            let mut a = cur.into_array().map_err(|_| bailed())?;
+            let i = ops::array_index(a.len(), i)?;
+            walk_owned(rt, std::mem::take(&mut a[i]), rest, vals, at)
+        }
+        Link::Prop { name, .. } if cur.is_map() && !cur.is_shared() => {
+            let mut m = cur.try_cast::<rhai::Map>().ok_or_else(|| bailed())?;
+            match m.remove(name.as_str()) {
+                Some(v) => walk_owned(rt, v, rest, vals, at),
+                None if rest.is_empty() => Ok(Dynamic::UNIT),
+                None => bail(),
+            }
+        }
+        _ => walk(rt, &mut cur, links, vals, at),
     }
 }
 

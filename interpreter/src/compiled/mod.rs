@@ -434,6 +434,18 @@ mod tests {
     }
 
     #[test]
+    fn chains_on_values_nobody_holds_move_out_of_them() {
+        // A call's or a literal's value: its elements and entries are moved, not copied.
+        let script = r#"fn list() { [[1, 2], #{ a: "x", b: [3] }, "str"] }
+            fn f() { [list()[0][1], list()[1].a, list()[1].b[0], list()[1].missing, list()[-1], list()[2][1], list()[0].len()] }"#;
+        let (compiled, rhai) = both(script);
+        assert_eq!(compiled.map(Ok), Some(rhai));
+        same(r#"[[1, 2][1], #{ a: 1 }.a, #{ a: 1 }.b, "abc"[2], [#{ k: [5] }][0].k[0]]"#);
+        gives_up(r#"let x = #{ a: 1 }.b.c; x"#);
+        gives_up(r#"let x = [1][5]; x"#);
+    }
+
+    #[test]
     fn arrays_maps_and_chains() {
         same("let a = [1, 2, 3]; a.push(4); a += 5; a += [6, 7]; [a, a.len(), a[-1], a[0], a.contains(3), 3 in a, 9 in a, a.index_of(2), a.remove(1), a.remove(99), a]");
         same("let a = [[1, 2], [3]]; a[0].push(9); a[1][0] = 4; a[0][1] += 10; a");
