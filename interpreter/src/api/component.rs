@@ -5,6 +5,7 @@
 use super::reg;
 use crate::state::{Component, Components, State};
 use rhai::{Dynamic, Map};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 /// A component as scripts see it: a light handle. `c.id`, `c.kind`, `c.label` and `c.PROP`
@@ -35,6 +36,34 @@ impl ComponentHandle {
             _ => c.props.get_index_of(key).map_or(Dynamic::UNIT, |i| values.props[i].clone()),
         }
     }
+}
+
+/// `c.NAME` when `d` is a component handle: what its getters and its indexer give (`None` for
+/// any other value). `hint` is where this property was found last time: properties are kept
+/// in declaration order, so one place in a script mostly reads the same position.
+pub(crate) fn read_property(d: &Dynamic, name: &str, hint: &AtomicU32) -> Option<Dynamic> {
+    let h = d.read_lock::<ComponentHandle>()?;
+    let c = h.component();
+    let values = c.script_values();
+    Some(match name {
+        "id" => values.id.clone(),
+        "kind" => values.kind.clone(),
+        "label" => c.label().into(),
+        _ => {
+            let at = hint.load(Ordering::Relaxed) as usize;
+            if c.props.get_index(at).is_some_and(|(k, _)| k == name) {
+                values.props[at].clone()
+            } else {
+                match c.props.get_index_of(name) {
+                    Some(i) => {
+                        hint.store(i as u32, Ordering::Relaxed);
+                        values.props[i].clone()
+                    }
+                    None => Dynamic::UNIT,
+                }
+            }
+        }
+    })
 }
 
 /// The script value for a component.

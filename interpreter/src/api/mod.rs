@@ -18,7 +18,7 @@
 //!
 //! Grids have their own module, `api_grid`, registered last.
 
-mod component;
+pub(crate) mod component;
 mod graphs;
 mod log;
 mod moves;

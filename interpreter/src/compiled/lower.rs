@@ -10,6 +10,7 @@ use rhai::{
 };
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Why a construct is left to Rhai.
 type U<T> = Result<T, String>;
@@ -20,6 +21,9 @@ enum Link {
     Index,
     Prop {
         name: ImmutableString,
+        /// Where a component's property of this name was found last (see
+        /// [`crate::api::component::read_property`]).
+        hint: Hint,
         getter: Option<Vec<Native>>,
         setter: Option<Vec<Native>>,
         indexer: Option<Vec<Native>>,
@@ -29,6 +33,16 @@ enum Link {
         args: usize,
         natives: Option<Vec<Native>>,
     },
+}
+
+/// A remembered position (of a property among a component's properties).
+#[derive(Default)]
+struct Hint(AtomicU32);
+
+impl Clone for Hint {
+    fn clone(&self) -> Self {
+        Hint(AtomicU32::new(self.0.load(Ordering::Relaxed)))
+    }
 }
 
 /// What a chain starts from.
@@ -689,6 +703,7 @@ impl<'p> Lower<'p> {
                 let ((getter, _), (setter, _), name) = &**p;
                 links.push(Link::Prop {
                     name: unshared_str(name),
+                    hint: Hint::default(),
                     getter: self.natives.list(getter, 1).map(<[Native]>::to_vec),
                     setter: self.natives.list(setter, 2).map(<[Native]>::to_vec),
                     indexer: self.natives.list("index$get$", 2).map(<[Native]>::to_vec),
@@ -830,10 +845,12 @@ impl<'p> Lower<'p> {
             [x, y] => {
                 let x = self.expr(x)?;
                 let y = self.expr(y)?;
+                // The engine's functions of this operator (for its custom types), found once.
+                let natives = self.natives.list(&name, 2).map(<[Native]>::to_vec);
                 Ok(Box::new(move |s, rt| {
                     let a = x(s, rt)?;
                     let b = y(s, rt)?;
-                    if let (true, Ok(p), Ok(q)) = (a.is_int() && b.is_int(), a.as_int(), b.as_int()) {
+                    if let Some((p, q)) = ops::ints(&a, &b) {
                         // The common case inline: integers.
                         match op {
                             Token::EqualsTo => return Ok(Dynamic::from_bool(p == q)),
@@ -843,7 +860,7 @@ impl<'p> Lower<'p> {
                             _ => {}
                         }
                     }
-                    ops::binary(rt, &op, &name, a, b)
+                    ops::binary(rt, &op, natives.as_deref(), a, b)
                 }))
             }
             _ => Err(format!("operator `{name}`")),
@@ -1011,9 +1028,12 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             }
             bail()
         }
-        Link::Prop { name, getter, indexer, .. } => {
+        Link::Prop { name, hint, getter, indexer, .. } => {
             if cur.is_map() {
                 return map_entry(rt, cur, name, rest, vals, at);
+            }
+            if let Some(v) = crate::api::component::read_property(cur, name, &hint.0) {
+                return walk_owned(rt, v, rest, vals, at);
             }
             if cur.is_variant() {
                 let v = if let Some(f) = getter.as_deref().and_then(|l| NativeTable::pick(l, &[&mut *cur])) {

@@ -4,7 +4,7 @@
 //! Rhai does for the types it accepts; for anything else it gives up ([`Stop::Bail`]) and Rhai
 //! runs the whole transaction again.
 
-use super::natives::invoke;
+use super::natives::{invoke, Native, NativeTable};
 use super::{bailed, Rt, R};
 use rhai::{Dynamic, Token, INT};
 use std::any::TypeId;
@@ -21,11 +21,22 @@ fn int(v: Option<INT>) -> R<Dynamic> {
     v.map(Dynamic::from_int).ok_or_else(|| bailed())
 }
 
+/// Both integers, when both values are integers (asked first: a failed `as_int` would look up
+/// the other type's name for its error).
+#[inline]
+pub(crate) fn ints(x: &Dynamic, y: &Dynamic) -> Option<(INT, INT)> {
+    if x.is_int() && y.is_int() {
+        Some((x.as_int().ok()?, y.as_int().ok()?))
+    } else {
+        None
+    }
+}
+
 /// The built-in binary operators Rhai applies before any registered function, for values
 /// that are not custom types; `None` when Rhai has no built-in for these types.
 pub(crate) fn builtin_binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<Dynamic>> {
     use Token::*;
-    if let (true, Ok(a), Ok(b)) = (x.is_int() && y.is_int(), x.as_int(), y.as_int()) {
+    if let Some((a, b)) = ints(x, y) {
         return Some(match op {
             Plus => int(a.checked_add(b)),
             Minus => int(a.checked_sub(b)),
@@ -49,16 +60,16 @@ pub(crate) fn builtin_binary(op: &Token, x: &Dynamic, y: &Dynamic) -> Option<R<D
             _ => compare(op, a, b),
         });
     }
-    if let (true, Ok(a), Ok(b)) = (x.is_bool() && y.is_bool(), x.as_bool(), y.as_bool()) {
+    if let Some((Ok(a), Ok(b))) = (x.is_bool() && y.is_bool()).then(|| (x.as_bool(), y.as_bool())) {
         return Some(compare(op, a, b));
     }
-    if let (true, Ok(a), Ok(b)) =
-        (x.is_string() && y.is_string(), x.as_immutable_string_ref(), y.as_immutable_string_ref())
+    if let Some((Ok(a), Ok(b))) =
+        (x.is_string() && y.is_string()).then(|| (x.as_immutable_string_ref(), y.as_immutable_string_ref()))
     {
         // `+` checks the string size limit: [`plus`] does it.
         return Some(compare::<&str>(op, &a, &b));
     }
-    if let (true, Ok(a), Ok(b)) = (x.is_char() && y.is_char(), x.as_char(), y.as_char()) {
+    if let Some((Ok(a), Ok(b))) = (x.is_char() && y.is_char()).then(|| (x.as_char(), y.as_char())) {
         return Some(compare(op, a, b));
     }
     if x.is_unit() && y.is_unit() {
@@ -112,7 +123,13 @@ fn is_range(t: TypeId) -> bool {
 
 /// A binary operator, resolved as Rhai does: built-ins first for plain values, the engine's
 /// registered operators first for custom types, then Rhai's default comparisons.
-pub(crate) fn binary(rt: &mut Rt, op: &Token, name: &str, mut x: Dynamic, mut y: Dynamic) -> R<Dynamic> {
+pub(crate) fn binary(
+    rt: &mut Rt,
+    op: &Token,
+    natives: Option<&[Native]>,
+    mut x: Dynamic,
+    mut y: Dynamic,
+) -> R<Dynamic> {
     if !x.is_variant() && !y.is_variant() {
         if matches!(op, Token::Plus) {
             return plus(rt, x, y);
@@ -122,7 +139,7 @@ pub(crate) fn binary(rt: &mut Rt, op: &Token, name: &str, mut x: Dynamic, mut y:
         }
         return bail();
     }
-    if let Some(f) = rt.prog.natives.find(name, &[&mut x, &mut y]) {
+    if let Some(f) = natives.and_then(|l| NativeTable::pick(l, &[&mut x, &mut y])) {
         return invoke(f, &mut [&mut x, &mut y]).ok_or_else(|| bailed());
     }
     match builtin_binary(op, &x, &y) {
@@ -133,7 +150,7 @@ pub(crate) fn binary(rt: &mut Rt, op: &Token, name: &str, mut x: Dynamic, mut y:
 
 /// `+`: integers, and string with string (within the string size limit).
 fn plus(rt: &mut Rt, x: Dynamic, y: Dynamic) -> R<Dynamic> {
-    if let (true, Ok(a), Ok(b)) = (x.is_int() && y.is_int(), x.as_int(), y.as_int()) {
+    if let Some((a, b)) = ints(&x, &y) {
         return int(a.checked_add(b));
     }
     if x.is_string() && y.is_string() {
@@ -151,7 +168,7 @@ fn plus(rt: &mut Rt, x: Dynamic, y: Dynamic) -> R<Dynamic> {
 /// anything else gives up.
 pub(crate) fn op_assign(rt: &mut Rt, op: &Token, target: &mut Dynamic, y: Dynamic) -> R<()> {
     use Token::*;
-    if let (true, Ok(a), Ok(b)) = (target.is_int() && y.is_int(), target.as_int(), y.as_int()) {
+    if let Some((a, b)) = ints(target, &y) {
         let v = match op {
             Plus => a.checked_add(b),
             Minus => a.checked_sub(b),
