@@ -826,6 +826,22 @@ impl<'p> Lower<'p> {
         }))
     }
 
+    /// `x == "text"` or `x != "text"`: a string compared in place (the constant is not copied
+    /// into a value); any other value is compared as `binary` does.
+    fn equals_text(&mut self, op: Token, natives: Option<Vec<Native>>, x: &Expr, text: ImmutableString) -> U<Code> {
+        let x = self.expr(x)?;
+        let equal = matches!(op, Token::EqualsTo);
+        Ok(Box::new(move |s, rt| {
+            let a = x(s, rt)?;
+            if a.is_string() {
+                if let Ok(a) = a.as_immutable_string_ref() {
+                    return Ok(Dynamic::from_bool((a.as_str() == text.as_str()) == equal));
+                }
+            }
+            ops::binary(rt, &op, natives.as_deref(), a, Dynamic::from(text.clone()))
+        }))
+    }
+
     fn operator(&mut self, op: Token, name: ImmutableString, args: &[Expr]) -> U<Code> {
         match args {
             [x] => {
@@ -843,10 +859,13 @@ impl<'p> Lower<'p> {
                 }
             }
             [x, y] => {
-                let x = self.expr(x)?;
-                let y = self.expr(y)?;
                 // The engine's functions of this operator (for its custom types), found once.
                 let natives = self.natives.list(&name, 2).map(<[Native]>::to_vec);
+                if let (Token::EqualsTo | Token::NotEqualsTo, Expr::StringConstant(text, ..)) = (&op, y) {
+                    return self.equals_text(op.clone(), natives, x, unshared_str(text));
+                }
+                let x = self.expr(x)?;
+                let y = self.expr(y)?;
                 Ok(Box::new(move |s, rt| {
                     let a = x(s, rt)?;
                     let b = y(s, rt)?;

@@ -430,6 +430,9 @@ mod tests {
         same(
             r#"let s = "hello world"; [s.sub_string(2, 3), s.sub_string(-5, 2), s.sub_string(6), s.index_of("o"), s.index_of('w'), s.split(" "), s.starts_with("he"), s.ends_with("x")]"#,
         );
+        same(
+            r#"let s = "abc"; let u = (); let n = 1; [s == "abc", s != "abc", s == "abd", u == "x", u != "x", n == "1", n != "1", [s][0] == "abc"]"#,
+        );
         same(r#"let s = "ab"; s.pad(5, '-'); [s, " 17 ".parse_int(), "a" < "b", "a" == (), () != "a", 1 == "1"]"#);
     }
 
