@@ -36,7 +36,7 @@ fn position(game: &Game, players: usize, decisions: usize) -> (Session<'_>, usiz
     let mut rng = GameRng::new(11);
     let mut taken = 0;
     loop {
-        let p = *s.to_act().first().expect("not over");
+        let p = s.first_to_act().expect("not over");
         if taken >= decisions && s.option_count(p) > 1 {
             return (s, p);
         }

@@ -42,7 +42,7 @@ fn play(game: &Game, players: usize, decisions: usize) -> Session<'_> {
 
 /// One random bot step: the first seat to act picks among its options.
 fn step(s: &mut Session<'_>, rng: &mut GameRng) {
-    let p = s.to_act()[0];
+    let p = s.first_to_act().expect("a seat must act");
     let n = s.option_count(p);
     s.apply_index(p, rng.below(n as u64) as usize).expect("legal");
 }

@@ -346,7 +346,7 @@ mod tests {
         let mut s = Session::new_tracked(game, players, seed, false).unwrap();
         let mut rng = GameRng::new(seed ^ 77);
         for _ in 0..steps {
-            let Some(&p) = s.to_act().first() else { break };
+            let Some(p) = s.first_to_act() else { break };
             let n = s.option_count(p) as u64;
             let before = s.clone();
             s.apply_index(p, rng.below(n) as usize).unwrap();
@@ -355,7 +355,7 @@ mod tests {
                 break;
             }
         }
-        let p = *s.to_act().first().expect("a seat must act");
+        let p = s.first_to_act().expect("a seat must act");
         (s, p)
     }
 
@@ -386,7 +386,7 @@ mod tests {
                     // Far enough to cross a round or two (to the end would test the games, not
                     // the samples, and take long in a debug build).
                     for _ in 0..60 {
-                        let Some(&p) = sample.to_act().first() else { break };
+                        let Some(p) = sample.first_to_act() else { break };
                         let n = sample.option_count(p) as u64;
                         sample
                             .apply_index(p, rng.below(n) as usize)

@@ -13,6 +13,7 @@ use crate::subset::Candidate;
 use crate::value::Value;
 use crate::Game;
 use rhai::Dynamic;
+use smallvec::SmallVec;
 
 impl Game {
     /// Calls a script and stacks the steps it pushed (first pushed runs first).
@@ -230,22 +231,27 @@ impl Game {
         match &d.source {
             OptionSource::Zone { zone, filter } => {
                 let owner = if self.rules.zones[*zone].per_player { player } else { 0 };
-                let mut cards = work.state.zones[*zone][owner].cards.clone();
+                let mut out: Vec<Choice> =
+                    work.state.zones[*zone][owner].cards.iter().map(|c| Choice::Component(*c)).collect();
                 if !self.rules.zones[*zone].ordered {
-                    cards.sort_unstable();
+                    out.sort_unstable_by_key(|c| match c {
+                        Choice::Component(i) => *i,
+                        _ => u32::MAX,
+                    });
                 }
-                let mut out = Vec::with_capacity(cards.len());
-                for c in cards {
-                    if let Some(f) = filter {
+                if let Some(f) = filter {
+                    let mut kept = Vec::with_capacity(out.len());
+                    for choice in out {
+                        let Choice::Component(c) = choice else { continue };
                         let card = card_map(&work.state, c);
                         let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
-                        if !keep.as_bool().map_err(|t| {
+                        if keep.as_bool().map_err(|t| {
                             self.returned(&f.name, format!("a filter must return true or false, returned {t}"))
                         })? {
-                            continue;
+                            kept.push(choice);
                         }
                     }
-                    out.push(Choice::Component(c));
+                    out = kept;
                 }
                 if let Some(f) = &d.follow {
                     let st = &work.state;
@@ -580,11 +586,14 @@ impl Game {
         let d = &self.rules.decisions[pending.decision];
         work.state.decisions += 1;
         if pending.commit {
-            let mut choices = vec![Dynamic::UNIT; work.state.players];
+            // What the reveal script receives (made only when there is one).
+            let mut choices = if d.reveal.is_some() { vec![Dynamic::UNIT; work.state.players] } else { Vec::new() };
             let mut shown = Vec::new();
             for (slot, &p) in pending.players.iter().enumerate() {
                 let c = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
-                choices[p] = self.choice_value(&work.state, pending.decision, c);
+                if d.reveal.is_some() {
+                    choices[p] = self.choice_value(&work.state, pending.decision, c);
+                }
                 if work.logging {
                     shown.push(format!(
                         "{} {}",
@@ -649,7 +658,7 @@ impl Game {
     fn contest(&self, work: &mut Work, c: &Contest, pending: &Pending) -> Result<(), PlayError> {
         let r = &self.rules;
         let st = &work.state;
-        let mut entries: Vec<(usize, Option<u32>, i64)> = Vec::with_capacity(pending.players.len());
+        let mut entries: SmallVec<[(usize, Option<u32>, i64); 8]> = SmallVec::new();
         for (slot, &p) in pending.players.iter().enumerate() {
             let choice = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
             let (comp, value) = match choice {
@@ -677,10 +686,10 @@ impl Game {
             Best::Lowest => entries.iter().map(|e| e.2).min(),
         }
         .unwrap_or(0);
-        let tied: Vec<usize> = entries.iter().filter(|e| e.2 == best).map(|e| e.0).collect();
-        let winners: Vec<usize> = match c.ties {
+        let tied: SmallVec<[usize; 8]> = entries.iter().filter(|e| e.2 == best).map(|e| e.0).collect();
+        let winners: SmallVec<[usize; 8]> = match c.ties {
             Ties::Nobody if tied.len() == 1 => tied,
-            Ties::Nobody => Vec::new(),
+            Ties::Nobody => SmallVec::new(),
             Ties::All => tied,
             Ties::First => tied.into_iter().take(1).collect(),
         };
@@ -693,7 +702,7 @@ impl Game {
         }
         let mut stake_labels = Vec::new();
         if let Some(stake) = c.stake {
-            let cards = work.state.zones[stake][0].cards.clone();
+            let cards: SmallVec<[u32; 8]> = work.state.zones[stake][0].cards.iter().copied().collect();
             if work.logging {
                 stake_labels = cards.iter().map(|i| self.component_label(&work.state, *i)).collect();
             }

@@ -66,7 +66,7 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
     // The copy the alternatives of each commit are tried on, kept in step with the game.
     let mut copy = session.clone();
     while !session.is_over() {
-        let Some(&p) = session.to_act().first() else { break };
+        let Some(p) = session.first_to_act() else { break };
         if session.is_commit() {
             if let Some(message) = commit_shows(&session, &mut copy, p) {
                 return Ok(Some(Leak { decisions: session.history().len(), message }));

@@ -207,6 +207,11 @@ impl<'g> Session<'g> {
         &self.history
     }
 
+    /// The decisions taken, handed over (the session is done with).
+    pub fn into_history(self) -> Vec<Move> {
+        self.history
+    }
+
     /// The whole event log (omniscient; see [`Session::log_for`]).
     pub fn log(&self) -> &[Event] {
         &self.log
@@ -239,6 +244,12 @@ impl<'g> Session<'g> {
             None => Vec::new(),
             Some(p) => p.players.iter().zip(&p.chosen).filter(|(_, c)| c.is_none()).map(|(p, _)| *p).collect(),
         }
+    }
+
+    /// The first seat of [`Session::to_act`] (without making the list): who a playout asks next.
+    pub fn first_to_act(&self) -> Option<usize> {
+        let p = self.state.pending.as_ref()?;
+        p.players.iter().zip(&p.chosen).find(|(_, c)| c.is_none()).map(|(p, _)| *p)
     }
 
     /// The name and prompt of the pending decision.
@@ -880,7 +891,7 @@ mod tests {
                 assert_eq!(copy.history(), session.history(), "{at}");
                 assert_eq!(copy.log().len(), session.log().len(), "{at}");
                 let here = copy.snapshot();
-                let p = session.to_act()[0];
+                let p = session.first_to_act().expect("a seat must act");
                 // The copy tries another option, then goes back to where the original is.
                 if copy.apply_index(p, copy.option_count(p) - 1).is_ok() {
                     copy.restore(&here).expect("goes back");

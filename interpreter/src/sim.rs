@@ -249,7 +249,7 @@ pub fn play_one(
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| fail(Vec::new(), PlayError::Illegal(e)))?;
     while !session.is_over() {
-        let Some(&p) = session.to_act().first() else {
+        let Some(p) = session.first_to_act() else {
             return Err(fail(
                 session.history().to_vec(),
                 PlayError::Rule("the game is not over but nobody has to decide".into()),
@@ -290,7 +290,7 @@ pub fn play_one(
         scores: outcome.scores,
         decisions: session.history().len() as u64,
         tracks,
-        moves: session.history().to_vec(),
+        moves: session.into_history(),
         shape,
     })
 }

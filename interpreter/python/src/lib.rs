@@ -446,7 +446,7 @@ fn play_random(game: &PyGame, games: u64, seed: u64) -> PyResult<(u64, usize)> {
     let (mut decisions, mut most) = (0, 0);
     for i in 0..games {
         let mut s = game.game.start_quiet(game.players, seed.wrapping_add(i)).map_err(play_err)?;
-        while let Some(&p) = s.to_act().first() {
+        while let Some(p) = s.first_to_act() {
             // xorshift64*: enough for picking options.
             rng ^= rng >> 12;
             rng ^= rng << 25;

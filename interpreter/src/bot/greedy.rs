@@ -85,7 +85,7 @@ impl Bot for GreedyBot {
 /// The others answer at random until `seat` must decide again or the game ends.
 fn play_until_turn(s: &mut Session<'_>, seat: usize, rng: &mut GameRng) -> Result<(), PlayError> {
     for _ in 0..MAX_REPLIES {
-        let Some(&p) = s.to_act().first() else { return Ok(()) };
+        let Some(p) = s.first_to_act() else { return Ok(()) };
         if s.to_act().contains(&seat) {
             return Ok(());
         }

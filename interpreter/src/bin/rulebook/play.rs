@@ -92,7 +92,7 @@ fn play_loop(
             print!("{}", render::view(&session.public_view()));
             return Ok(ExitCode::SUCCESS);
         }
-        let Some(&p) = session.to_act().first() else {
+        let Some(p) = session.first_to_act() else {
             return Err("the game is not over but nobody has to decide (a rule error)".into());
         };
         if let Some(bot) = bots[p].as_mut() {
