@@ -226,7 +226,7 @@ impl Pending {
 }
 
 /// A frame of the flow stack.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Debug, Serialize)]
 pub enum Frame {
     /// Inside a phase.
     Phase {
@@ -279,6 +279,53 @@ pub enum Frame {
         /// The cards played so far, `(seat, component)`, in the order played.
         plays: Vec<(usize, u32)>,
     },
+}
+
+impl Clone for Frame {
+    fn clone(&self) -> Self {
+        match self {
+            Frame::Phase { phase, step, pos, pass, begun } => {
+                Frame::Phase { phase: *phase, step: *step, pos: *pos, pass: *pass, begun: *begun }
+            }
+            Frame::Run { func, with_ctx, ctx } => {
+                Frame::Run { func: func.clone(), with_ctx: *with_ctx, ctx: ctx.clone() }
+            }
+            Frame::Ask { decision, player, ctx } => {
+                Frame::Ask { decision: *decision, player: *player, ctx: ctx.clone() }
+            }
+            Frame::Commit { decision, players, ctx } => {
+                Frame::Commit { decision: *decision, players: players.clone(), ctx: ctx.clone() }
+            }
+            Frame::Trick { trick, leader, asked, plays } => {
+                Frame::Trick { trick: *trick, leader: *leader, asked: *asked, plays: plays.clone() }
+            }
+        }
+    }
+
+    /// Copies into the lists `self` already has where the kinds match (a transaction copies
+    /// the flow stack before each decision: a trick's plays then allocate nothing).
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (
+                Frame::Trick { trick, leader, asked, plays },
+                Frame::Trick { trick: t, leader: l, asked: a, plays: p },
+            ) => {
+                (*trick, *leader, *asked) = (*t, *l, *a);
+                plays.clone_from(p);
+            }
+            (Frame::Commit { decision, players, ctx }, Frame::Commit { decision: d, players: p, ctx: c }) => {
+                *decision = *d;
+                players.clone_from(p);
+                ctx.clone_from(c);
+            }
+            (Frame::Run { func, with_ctx, ctx }, Frame::Run { func: f, with_ctx: w, ctx: c }) => {
+                func.clone_from(f);
+                *with_ctx = *w;
+                ctx.clone_from(c);
+            }
+            (this, source) => *this = source.clone(),
+        }
+    }
 }
 
 /// Components a rule has shown to the whole table (a set of cards turned over, a hand laid
@@ -845,6 +892,32 @@ impl State {
             pushed_out: Vec::new(),
             trace: None,
             forced_draws: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copying_into_any_frame_gives_the_source() {
+        let frames = [
+            Frame::Phase { phase: 1, step: 2, pos: 3, pass: 4, begun: true },
+            Frame::Run { func: "f".into(), with_ctx: true, ctx: Value::Int(1) },
+            Frame::Ask { decision: 0, player: 1, ctx: Value::Str("c".into()) },
+            Frame::Commit { decision: 2, players: vec![0, 2], ctx: Value::Unit },
+            Frame::Commit { decision: 3, players: vec![1], ctx: Value::Str("x".into()) },
+            Frame::Trick { trick: 0, leader: 1, asked: 2, plays: vec![(1, 7), (2, 9)] },
+            Frame::Trick { trick: 1, leader: 0, asked: 0, plays: Vec::new() },
+        ];
+        let text = |f: &Frame| serde_json::to_string(f).expect("a frame serializes");
+        for target in &frames {
+            for source in &frames {
+                let mut copy = target.clone();
+                copy.clone_from(source);
+                assert_eq!(text(&copy), text(source));
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ use std::fmt;
 
 /// A plain data value: what component properties, variables, option values and script
 /// context hold. Deterministic to serialize (maps keep insertion order).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(untagged)]
 pub enum Value {
     /// No value (`()` in Rhai, `null` in JSON).
@@ -24,6 +24,31 @@ pub enum Value {
     List(Vec<Value>),
     /// A map from names to values, in insertion order.
     Map(ValueMap),
+}
+
+impl Clone for Value {
+    fn clone(&self) -> Self {
+        match self {
+            Value::Unit => Value::Unit,
+            Value::Bool(b) => Value::Bool(*b),
+            Value::Int(n) => Value::Int(*n),
+            Value::Str(s) => Value::Str(s.clone()),
+            Value::List(l) => Value::List(l.clone()),
+            Value::Map(m) => Value::Map(m.clone()),
+        }
+    }
+
+    /// Copies into the buffers `self` already has where the kinds match (a transaction copies
+    /// every variable of the state before each decision: a string variable then allocates
+    /// nothing).
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (Value::Str(a), Value::Str(b)) => a.clone_from(b),
+            (Value::List(a), Value::List(b)) => a.clone_from(b),
+            (Value::Map(a), Value::Map(b)) => a.clone_from(b),
+            (this, source) => *this = source.clone(),
+        }
+    }
 }
 
 /// The hasher of the engine's maps keyed by names: ahash under fixed keys (faster than the
@@ -185,6 +210,28 @@ impl fmt::Display for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copying_into_any_value_gives_the_source() {
+        let mut map = ValueMap::default();
+        map.insert("k".into(), Value::Str("v".into()));
+        let values = [
+            Value::Unit,
+            Value::Bool(true),
+            Value::Int(-3),
+            Value::Str("long enough to have a buffer".into()),
+            Value::Str(String::new()),
+            Value::List(vec![Value::Int(1), Value::Str("x".into())]),
+            Value::Map(map),
+        ];
+        for target in &values {
+            for source in &values {
+                let mut copy = target.clone();
+                copy.clone_from(source);
+                assert_eq!(&copy, source);
+            }
+        }
+    }
 
     #[test]
     fn refuses_floats_from_toml() {

@@ -45,6 +45,44 @@ impl Clone for Hint {
     }
 }
 
+/// What a `for` loop runs over.
+enum Items {
+    /// A value: an array or a range.
+    Value(Code),
+    /// `a..b` or `a..=b` (`true`) written in the loop.
+    Range(Code, Code, bool),
+}
+
+/// Runs a `for` loop's body for each item (its variable and counter set first); a `break`
+/// value is the loop's value.
+fn run_loop(
+    s: &mut [Dynamic],
+    rt: &mut Rt,
+    items: impl Iterator<Item = Dynamic>,
+    counter_slot: Option<usize>,
+    var_slot: usize,
+    body: &Code,
+) -> R<Dynamic> {
+    let mut result = Dynamic::UNIT;
+    for (i, v) in items.enumerate() {
+        rt.tick()?;
+        if let Some(c) = counter_slot {
+            s[c] = Dynamic::from_int(i as INT);
+        }
+        s[var_slot] = v;
+        match body(s, rt) {
+            Ok(_) | Err(Stop::Continue) => {}
+            Err(Stop::Break(v)) => {
+                result = v;
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    s[var_slot] = Dynamic::UNIT;
+    Ok(result)
+}
+
 /// What a chain starts from.
 enum Root {
     Slot(usize),
@@ -325,7 +363,7 @@ impl<'p> Lower<'p> {
 
     fn for_loop(&mut self, x: &(rhai::Ident, Option<rhai::Ident>, rhai::FlowControl)) -> U<Code> {
         let (var, counter, fc) = x;
-        let iter = self.expr(&fc.expr)?;
+        let iter = self.loop_items(&fc.expr)?;
         // Variables the body only pushes onto: Rhai checks the whole array against the size
         // limits after every push (a loop building a list checks n times over n elements).
         // Such an array only grows during the loop, so it is within the limits after every
@@ -364,40 +402,51 @@ impl<'p> Lower<'p> {
         }))
     }
 
-    /// The loop itself: runs `body` for each item of what `iter` gives.
-    fn loop_code(&mut self, iter: Code, counter_slot: Option<usize>, var_slot: usize, body: Code) -> Code {
-        Box::new(move |s, rt| {
-            let obj = iter(s, rt)?;
-            let step = |s: &mut [Dynamic], rt: &mut Rt, i: usize, v: Dynamic| -> R<Option<Dynamic>> {
-                rt.tick()?;
-                if let Some(c) = counter_slot {
-                    s[c] = Dynamic::from_int(i as INT);
-                }
-                s[var_slot] = v;
-                match body(s, rt) {
-                    Ok(_) | Err(Stop::Continue) => Ok(None),
-                    Err(Stop::Break(v)) => Ok(Some(v)),
-                    Err(e) => Err(e),
-                }
-            };
-            let items: Box<dyn Iterator<Item = Dynamic>> = if obj.is_array() {
-                Box::new(obj.into_array().map_err(|_| bailed())?.into_iter())
-            } else if obj.is::<std::ops::Range<INT>>() {
-                Box::new(obj.cast::<std::ops::Range<INT>>().map(Dynamic::from_int))
-            } else if obj.is::<std::ops::RangeInclusive<INT>>() {
-                Box::new(obj.cast::<std::ops::RangeInclusive<INT>>().map(Dynamic::from_int))
-            } else {
-                return bail();
-            };
-            let mut result = Dynamic::UNIT;
-            for (i, v) in items.enumerate() {
-                if let Some(b) = step(s, rt, i, v)? {
-                    result = b;
-                    break;
-                }
+    /// What a `for` loop runs over: a range written in the loop (`for p in 0..n`) is counted
+    /// through without being made into a value.
+    fn loop_items(&mut self, e: &Expr) -> U<Items> {
+        if let Expr::FnCall(f, ..) = e {
+            if let (Some(op @ (Token::ExclusiveRange | Token::InclusiveRange)), [a, b], false) =
+                (&f.op_token, f.args.as_slice(), f.capture_parent_scope)
+            {
+                let inclusive = matches!(op, Token::InclusiveRange);
+                return Ok(Items::Range(self.expr(a)?, self.expr(b)?, inclusive));
             }
-            s[var_slot] = Dynamic::UNIT;
-            Ok(result)
+        }
+        Ok(Items::Value(self.expr(e)?))
+    }
+
+    /// The loop itself: runs `body` for each item of what `iter` gives.
+    fn loop_code(&mut self, iter: Items, counter_slot: Option<usize>, var_slot: usize, body: Code) -> Code {
+        Box::new(move |s, rt| {
+            let obj = match &iter {
+                Items::Value(c) => c(s, rt)?,
+                Items::Range(a, b, inclusive) => {
+                    let a = a(s, rt)?;
+                    let b = b(s, rt)?;
+                    let Some((a, b)) = ops::ints(&a, &b) else {
+                        return bail();
+                    };
+                    let ints = |n: INT| Dynamic::from_int(n);
+                    return if *inclusive {
+                        run_loop(s, rt, (a..=b).map(ints), counter_slot, var_slot, &body)
+                    } else {
+                        run_loop(s, rt, (a..b).map(ints), counter_slot, var_slot, &body)
+                    };
+                }
+            };
+            if obj.is_array() {
+                let items = obj.into_array().map_err(|_| bailed())?;
+                run_loop(s, rt, items.into_iter(), counter_slot, var_slot, &body)
+            } else if obj.is::<std::ops::Range<INT>>() {
+                let items = obj.cast::<std::ops::Range<INT>>().map(Dynamic::from_int);
+                run_loop(s, rt, items, counter_slot, var_slot, &body)
+            } else if obj.is::<std::ops::RangeInclusive<INT>>() {
+                let items = obj.cast::<std::ops::RangeInclusive<INT>>().map(Dynamic::from_int);
+                run_loop(s, rt, items, counter_slot, var_slot, &body)
+            } else {
+                bail()
+            }
         })
     }
 

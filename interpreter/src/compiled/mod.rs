@@ -464,6 +464,9 @@ mod tests {
     fn control_flow_and_functions() {
         same("let n = 0; while true { n += 1; if n > 4 { break; } } let k = 0; loop { k += 2; if k >= 6 { break; } } [n, k]");
         same("let n = 0; for (x, i) in [10, 20, 30] { if i == 1 { continue; } n += x + i; } n");
+        // Ranges written in the loop (counted through) and ranges held in a variable.
+        same("let n = []; for (x, i) in 5..8 { n.push(x * 10 + i); } for x in 3..=1 { n.push(x); } let r = 2..=3; for x in r { n.push(x); } let b = for x in 0..9 { if x == 4 { break x * 2; } }; [n, b]");
+        gives_up(r#"for x in "a"..3 { } 1"#);
         same("let n = 0; do { n += 1; } while n < 3; let m = 0; do { m += 1; } until m >= 2; [n, m]");
         same(
             r#"let out = []; for v in ["a", 7, true, "z"] { out.push(switch v { "a" => 1, 7 => 2, true => 3, _ => 0 }); } out"#,
