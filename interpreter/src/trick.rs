@@ -15,6 +15,23 @@ use crate::value::Value;
 use crate::Game;
 use rhai::Dynamic;
 
+/// The turn order read from one seat on (the trick's leader), without copying it.
+struct SeatsFrom<'s> {
+    order: &'s [usize],
+    start: usize,
+}
+
+impl SeatsFrom<'_> {
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    /// The seat `k` places after the first (`k` below [`SeatsFrom::len`]).
+    fn seat(&self, k: usize) -> usize {
+        self.order[(self.start + k) % self.order.len()]
+    }
+}
+
 impl Game {
     /// Starts a trick: reads who leads and stacks the trick's frame.
     pub(crate) fn start_trick(&self, work: &mut Work, trick: usize) -> Result<(), PlayError> {
@@ -49,7 +66,7 @@ impl Game {
         let t = &self.rules.tricks[trick];
         let order = self.seats_from(&work.state, t, leader)?;
         if asked < order.len() * t.plays.len() {
-            let who = order[asked % order.len()];
+            let who = order.seat(asked % order.len());
             let decision = t.plays[asked / order.len()];
             work.state.current = who;
             work.state.stack.push(Frame::Trick { trick, leader, asked: asked + 1, plays });
@@ -60,7 +77,7 @@ impl Game {
     }
 
     /// The seats in turn order, starting with the leader.
-    fn seats_from(&self, st: &State, t: &TrickInfo, leader: usize) -> Result<Vec<usize>, PlayError> {
+    fn seats_from<'s>(&self, st: &'s State, t: &TrickInfo, leader: usize) -> Result<SeatsFrom<'s>, PlayError> {
         let start = st.turn_order.iter().position(|p| *p == leader).ok_or_else(|| {
             PlayError::Rule(format!(
                 "trick `{}`: {} leads but is not in the turn order",
@@ -68,8 +85,7 @@ impl Game {
                 self.rules.seat_name(leader)
             ))
         })?;
-        let n = st.turn_order.len();
-        Ok((0..n).map(|i| st.turn_order[(start + i) % n]).collect())
+        Ok(SeatsFrom { order: &st.turn_order, start })
     }
 
     /// Called as a single seat's decision resolves with a component: when it answers the play
@@ -84,7 +100,7 @@ impl Game {
         let Some(Frame::Trick { trick, leader, asked, plays }) = work.state.stack.last() else { return Ok(()) };
         let t = &self.rules.tricks[*trick];
         let order = self.seats_from(&work.state, t, *leader)?;
-        let expected = order[(*asked - 1) % order.len()];
+        let expected = order.seat((*asked - 1) % order.len());
         if !t.plays.contains(&decision) || expected != player || plays.len() >= *asked {
             return Ok(());
         }
@@ -150,7 +166,14 @@ impl Game {
         let next = match t.next_leader {
             NextLeader::Winner => winner,
             NextLeader::Leader => leader,
-            NextLeader::Next => self.seats_from(&work.state, t, leader)?.get(1).copied().unwrap_or(leader),
+            NextLeader::Next => {
+                let order = self.seats_from(&work.state, t, leader)?;
+                if order.len() > 1 {
+                    order.seat(1)
+                } else {
+                    leader
+                }
+            }
         };
         work.state.vars[t.leader][0] = Value::Int(next as i64);
         if let Some(led) = t.led {
