@@ -111,3 +111,18 @@ pub fn markdown() -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compiled scripts read a component's properties without calling its getters
+    /// (`api::component::read_property`): it answers `id`, `kind` and `label` itself and every
+    /// other name as the indexer does. A new getter on components must be taught to it too.
+    #[test]
+    fn the_component_getters_are_the_ones_compiled_scripts_read_directly() {
+        let getters: Vec<String> =
+            entries().into_iter().map(|e| e.call).filter(|c| c.starts_with("c.") && !c.contains('(')).collect();
+        assert_eq!(getters, ["c.PROPERTY, c[\"property\"]", "c.id", "c.kind", "c.label"]);
+    }
+}

@@ -40,7 +40,8 @@ impl ComponentHandle {
 
 /// `c.NAME` when `d` is a component handle: what its getters and its indexer give (`None` for
 /// any other value). `hint` is where this property was found last time: properties are kept
-/// in declaration order, so one place in a script mostly reads the same position.
+/// in declaration order, so one place in a script mostly reads the same position. It must
+/// agree with the getters registered below (`api_doc`'s tests list them).
 pub(crate) fn read_property(d: &Dynamic, name: &str, hint: &AtomicU32) -> Option<Dynamic> {
     let h = d.read_lock::<ComponentHandle>()?;
     let c = h.component();
