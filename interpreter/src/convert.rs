@@ -57,11 +57,12 @@ pub(crate) fn convert_dynamic(d: &Dynamic) -> Result<Value, String> {
     if d.is_unit() {
         return Ok(Value::Unit);
     }
-    if let Ok(b) = d.as_bool() {
-        return Ok(Value::Bool(b));
+    // Each type asked before it is read: a failed `as_*` looks up the value's type name.
+    if d.is_bool() {
+        return Ok(Value::Bool(d.as_bool().unwrap_or_default()));
     }
-    if let Ok(i) = d.as_int() {
-        return Ok(Value::Int(i));
+    if d.is_int() {
+        return Ok(Value::Int(d.as_int().unwrap_or_default()));
     }
     if d.is_string() {
         return Ok(Value::Str(d.clone().into_string().unwrap_or_default()));
