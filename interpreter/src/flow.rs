@@ -234,15 +234,11 @@ impl Game {
                 let mut out: Vec<Choice> =
                     work.state.zones[*zone][owner].cards.iter().map(|c| Choice::Component(*c)).collect();
                 if !self.rules.zones[*zone].ordered {
-                    out.sort_unstable_by_key(|c| match c {
-                        Choice::Component(i) => *i,
-                        _ => u32::MAX,
-                    });
+                    out.sort_unstable_by_key(Choice::component);
                 }
                 if let Some(f) = filter {
                     let mut kept = Vec::with_capacity(out.len());
-                    for choice in out {
-                        let Choice::Component(c) = choice else { continue };
+                    for (choice, c) in out.into_iter().filter_map(|o| o.component().map(|c| (o, c))) {
                         let card = card_map(&work.state, c);
                         let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
                         if keep.as_bool().map_err(|t| {
@@ -264,9 +260,8 @@ impl Game {
                             .unwrap_or(Value::Unit),
                     };
                     if led != Value::Unit && led != f.free {
-                        let matches = |c: &Choice| match c {
-                            Choice::Component(i) => st.components.list[*i as usize].props.get(&f.by) == Some(&led),
-                            Choice::Add(_) | Choice::Subset(_) | Choice::Scripted(_) => false,
+                        let matches = |c: &Choice| {
+                            c.component().is_some_and(|i| st.components.list[i as usize].props.get(&f.by) == Some(&led))
                         };
                         if out.iter().any(matches) {
                             out.retain(matches);
@@ -345,10 +340,8 @@ impl Game {
         let st = &work.state;
         let cands: Vec<Candidate<'_>> = candidates
             .iter()
-            .filter_map(|c| match c {
-                Choice::Component(i) => Some(Candidate { idx: *i, props: &st.components.list[*i as usize].props }),
-                _ => None,
-            })
+            .filter_map(Choice::component)
+            .map(|i| Candidate { idx: i, props: &st.components.list[i as usize].props })
             .collect();
         let mut chosen = Vec::with_capacity(building.len() + 1);
         for b in building {

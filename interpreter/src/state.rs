@@ -171,6 +171,16 @@ pub enum Choice {
     Scripted(Box<ScriptedChoice>),
 }
 
+impl Choice {
+    /// The component this option is, when it is one (not a step of a `subset` decision).
+    pub fn component(&self) -> Option<u32> {
+        match self {
+            Choice::Component(i) => Some(*i),
+            Choice::Add(_) | Choice::Subset(_) | Choice::Scripted(_) => None,
+        }
+    }
+}
+
 /// The answer of a `subset` decision: the set built.
 #[derive(Clone, Debug, Serialize)]
 pub struct SubsetChoice {
