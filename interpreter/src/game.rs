@@ -20,8 +20,8 @@ pub struct Game {
     /// Every file read while loading.
     pub sources: SourceMap,
     /// The state before setup scripts, per player count, built on first use by each group of
-    /// threads (see [`crate::script::THREAD_COPIES`]).
-    initial: Vec<crate::script::PerThread<Result<State, String>>>,
+    /// threads (see [`crate::per_thread::THREAD_COPIES`]).
+    initial: Vec<crate::per_thread::PerThread<Result<State, String>>>,
 }
 
 impl Game {
@@ -36,7 +36,7 @@ impl Game {
     pub(crate) fn initial_state(&self, players: usize, seed: u64) -> Result<State, PlayError> {
         let built = match self.initial.get(players) {
             Some(copies) => {
-                crate::script::this_thread(copies).get_or_init(|| State::new(&self.rules, players, 0)).clone()
+                crate::per_thread::this_thread(copies).get_or_init(|| State::new(&self.rules, players, 0)).clone()
             }
             None => State::new(&self.rules, players, 0),
         };

@@ -31,7 +31,9 @@ pub mod leak;
 pub mod lint;
 pub mod lint_numbers;
 pub mod load;
+
 pub mod log;
+mod per_thread;
 pub mod results;
 pub mod rng;
 pub mod rules;

@@ -443,9 +443,46 @@ pub struct GraphInfo {
     pub edge_index: HashMap<String, usize>,
     /// One-way edges.
     pub directed: bool,
+    /// The nodes' and edges' properties as script values, made on first use per group of
+    /// threads (scripts get copies; their strings are shared, so threads keep apart).
+    pub(crate) script: crate::per_thread::PerThread<GraphScript>,
+}
+
+/// [`GraphInfo`]'s nodes and edges as script values, in declaration order.
+#[derive(Clone, Debug)]
+pub(crate) struct GraphScript {
+    nodes: Vec<rhai::Dynamic>,
+    edges: Vec<rhai::Dynamic>,
 }
 
 impl GraphInfo {
+    fn script(&self) -> &GraphScript {
+        crate::per_thread::this_thread(&self.script).get_or_init(|| GraphScript {
+            nodes: self.nodes.iter().map(|n| n.props.to_dynamic()).collect(),
+            edges: self.edges.iter().map(|e| e.props.to_dynamic()).collect(),
+        })
+    }
+
+    /// Node `i`'s properties as a script value.
+    pub(crate) fn node_value(&self, i: usize) -> rhai::Dynamic {
+        self.script().nodes[i].clone()
+    }
+
+    /// Edge `i`'s properties as a script value.
+    pub(crate) fn edge_value(&self, i: usize) -> rhai::Dynamic {
+        self.script().edges[i].clone()
+    }
+
+    /// Every node's properties as script values.
+    pub(crate) fn node_values(&self) -> rhai::Array {
+        self.script().nodes.clone()
+    }
+
+    /// Every edge's properties as script values.
+    pub(crate) fn edge_values(&self) -> rhai::Array {
+        self.script().edges.clone()
+    }
+
     /// Node index by id.
     pub fn node(&self, id: &str) -> Result<usize, String> {
         self.node_index
@@ -569,8 +606,9 @@ pub struct Rules {
     pub vars: Vec<VarInfo>,
     /// Data tables.
     pub tables: crate::value::ValueMap,
-    /// The data tables as script values, made on first use (`game.table` hands out copies).
-    pub(crate) script_tables: std::sync::OnceLock<IndexMap<String, rhai::Dynamic>>,
+    /// The data tables as script values, made on first use per group of threads
+    /// (`game.table` hands out copies; their strings are shared, so threads keep apart).
+    pub(crate) script_tables: crate::per_thread::PerThread<IndexMap<String, rhai::Dynamic>>,
     /// Graphs.
     pub graphs: IndexMap<String, GraphInfo>,
     /// Grids.
@@ -631,8 +669,8 @@ impl Rules {
 
     /// A data table as a script value (a copy of one made once).
     pub(crate) fn script_table(&self, name: &str) -> Option<rhai::Dynamic> {
-        let tables =
-            self.script_tables.get_or_init(|| self.tables.iter().map(|(k, v)| (k.clone(), v.to_dynamic())).collect());
+        let tables = crate::per_thread::this_thread(&self.script_tables)
+            .get_or_init(|| self.tables.iter().map(|(k, v)| (k.clone(), v.to_dynamic())).collect());
         tables.get(name).cloned()
     }
 

@@ -4,6 +4,7 @@
 
 use crate::diag::Location;
 use crate::log::Event;
+use crate::per_thread::PerThread;
 use crate::rules::{FnRef, Rules};
 use crate::state::{Frame, State};
 use crate::value::Value;
@@ -215,31 +216,7 @@ pub fn rhai_only<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// Copies kept of what every game of a run reads and reference-counts, one per group of
-/// threads: a compiled program (its string constants and function pointers are cloned on
-/// every run) and a game's initial state (its components are shared by every state and
-/// component handle of the games started from it). Threads sharing one copy contend for those
-/// counts, so the threads of `simulate --jobs N` each take their own (making one takes
-/// milliseconds; the copies are equal, so results do not depend on the copy).
-pub(crate) const THREAD_COPIES: usize = 16;
-
-/// One value per group of threads (see [`THREAD_COPIES`]), each made on first use.
-pub(crate) type PerThread<T> = [std::sync::OnceLock<T>; THREAD_COPIES];
-
 type ProgramCopies = PerThread<Option<crate::compiled::Program>>;
-
-thread_local! {
-    /// The copy this thread uses: threads take copies in turn.
-    static THREAD_COPY: usize = {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % THREAD_COPIES
-    };
-}
-
-/// This thread's copy among `copies`.
-pub(crate) fn this_thread<T>(copies: &PerThread<T>) -> &std::sync::OnceLock<T> {
-    &copies[THREAD_COPY.with(|c| *c)]
-}
 
 /// A game's compiled scripts.
 pub struct Scripts {
@@ -249,7 +226,7 @@ pub struct Scripts {
     file_asts: Vec<AST>,
     /// The engine's functions, for compiled scripts to call directly.
     natives: Arc<crate::compiled::NativeTable>,
-    /// The scripts compiled to closures, one copy per group of threads (see [`THREAD_COPIES`]),
+    /// The scripts compiled to closures, one copy per group of threads (see [`crate::per_thread`]),
     /// each made on its first call; `None` inside when compiled scripts are off.
     programs: ProgramCopies,
     /// Whether calls may run compiled (off with `RULEBOOK_SCRIPTS=rhai`).
@@ -454,7 +431,7 @@ impl Scripts {
 
     /// The compiled program (compiled on first use).
     pub fn program(&self) -> Option<&crate::compiled::Program> {
-        this_thread(&self.programs)
+        crate::per_thread::this_thread(&self.programs)
             .get_or_init(|| {
                 self.compiled.then(|| {
                     let limits = crate::compiled::Limits {

@@ -591,8 +591,9 @@ impl Session<'_> {
         let (decision, ctx) = (pending.decision, pending.ctx.clone());
         let mut building = pending.building.get(slot).cloned().unwrap_or_default();
         building.push(card);
+        let logging = self.logging;
         let (work, options) = crate::script::transaction(|| -> Result<_, PlayError> {
-            let mut work = Work::new(self.state.clone(), self.logging);
+            let mut work = Work::new(self.working_copy(), logging);
             work.state.steps = 0;
             let options = game.options_building(&mut work, decision, player, &ctx, &building)?;
             Ok((work, options))
@@ -606,7 +607,7 @@ impl Session<'_> {
         }
         let id = state.components.list[card as usize].id.clone();
         let label = self.logging.then(|| state.components.list[card as usize].label().to_string());
-        self.state = state;
+        self.commit_state(state);
         self.history.push(Move { player, option: id, label });
         Ok(())
     }

@@ -13,9 +13,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "nodes",
         "A graph's nodes as maps (id and properties), in declaration order.",
         &["game: Game", "graph: &str", "Array"],
-        |h: &mut GameHandle, g: &str| {
-            h.with(|r, _| Ok(r.graph(g)?.nodes.iter().map(|n| n.props.to_dynamic()).collect::<Array>()))
-        }
+        |h: &mut GameHandle, g: &str| { h.with(|r, _| Ok(r.graph(g)?.node_values())) }
     );
     reg!(
         engine,
@@ -25,7 +23,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         |h: &mut GameHandle, g: &str, id: &str| {
             h.with(|r, _| {
                 let graph = r.graph(g)?;
-                Ok(graph.nodes[graph.node(id)?].props.to_dynamic())
+                Ok(graph.node_value(graph.node(id)?))
             })
         }
     );
@@ -34,9 +32,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "edges",
         "A graph's edges as maps (id, from, to and properties).",
         &["game: Game", "graph: &str", "Array"],
-        |h: &mut GameHandle, g: &str| {
-            h.with(|r, _| Ok(r.graph(g)?.edges.iter().map(|e| e.props.to_dynamic()).collect::<Array>()))
-        }
+        |h: &mut GameHandle, g: &str| { h.with(|r, _| Ok(r.graph(g)?.edge_values())) }
     );
     reg!(
         engine,
@@ -46,7 +42,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         |h: &mut GameHandle, g: &str, id: &str| {
             h.with(|r, _| {
                 let graph = r.graph(g)?;
-                Ok(graph.edges[graph.edge(id)?].props.to_dynamic())
+                Ok(graph.edge_value(graph.edge(id)?))
             })
         }
     );
@@ -58,10 +54,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         |h: &mut GameHandle, g: &str, node: &str| {
             h.with(|r, _| {
                 let graph = r.graph(g)?;
-                Ok(graph.incident[graph.node(node)?]
-                    .iter()
-                    .map(|e| graph.edges[*e].props.to_dynamic())
-                    .collect::<Array>())
+                Ok(graph.incident[graph.node(node)?].iter().map(|e| graph.edge_value(*e)).collect::<Array>())
             })
         }
     );
