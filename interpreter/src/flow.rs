@@ -10,6 +10,7 @@ use crate::rules::{Contest, FnRef, FollowFrom, OptionSource, PlayerSel, PlayersS
 use crate::script::Work;
 use crate::state::{Choice, Frame, Outcome, Pending, ScriptedChoice, State, SubsetChoice};
 use crate::subset::Candidate;
+use crate::value::PlainScriptValue;
 use crate::value::Value;
 use crate::Game;
 use rhai::Dynamic;
@@ -294,16 +295,28 @@ impl Game {
                         out.push(Choice::Component(idx));
                         continue;
                     }
-                    let value = crate::convert::from_dynamic(&item).map_err(PlayError::Rule)?;
-                    let id = match value.get("id") {
-                        Some(Value::Str(s)) => s.clone(),
+                    crate::convert::measure_dynamic(&item, crate::value::MAX_VALUE_BYTES).map_err(PlayError::Rule)?;
+                    // Kept as the script made it when it is plain data (most options): handed
+                    // back to the `chosen` script as a copy. Else converted, as anything a
+                    // script hands the engine is (a component inside becomes its id).
+                    let value = match PlainScriptValue::new(item) {
+                        Ok(plain) => plain,
+                        Err(item) => {
+                            PlainScriptValue::from(&crate::convert::convert_dynamic(&item).map_err(PlayError::Rule)?)
+                        }
+                    };
+                    let id = match value.get("id").map(|v| v.to_value()) {
+                        Some(Value::Str(s)) => s,
                         Some(Value::Int(i)) => i.to_string(),
-                        _ => return Err(self.returned(&f.name, format!("returned an option without an `id`: {value}"))),
+                        _ => {
+                            let value = value.to_value();
+                            return Err(self.returned(&f.name, format!("returned an option without an `id`: {value}")));
+                        }
                     };
                     // Without a `label` of its own, the option is labelled by the decision's
                     // template when someone reads the label (not now), else by its id.
                     let label = match (value.get("label"), &d.label) {
-                        (Some(l), _) => Some(l.to_string()),
+                        (Some(l), _) => Some(l.to_value().to_string()),
                         (None, Some(_)) => None,
                         (None, None) => Some(id.clone()),
                     };
@@ -540,10 +553,13 @@ impl Game {
         match c {
             Choice::Component(i) | Choice::Add(i) => card(*i),
             Choice::Subset(s) => s.cards.iter().map(|i| card(*i)).collect::<Vec<_>>().join(" + "),
-            Choice::Scripted(s) => match (&s.label, &self.rules.decisions[decision].label, &s.value) {
-                (Some(label), _, _) => label.clone(),
-                (None, Some(t), Value::Map(fields)) => crate::value::fill_template(t, fields, &s.id),
-                _ => s.id.clone(),
+            Choice::Scripted(s) => match (&s.label, &self.rules.decisions[decision].label) {
+                (Some(label), _) => label.clone(),
+                (None, Some(t)) => match s.value.to_value() {
+                    Value::Map(fields) => crate::value::fill_template(t, &fields, &s.id),
+                    _ => s.id.clone(),
+                },
+                (None, None) => s.id.clone(),
             },
         }
     }
@@ -659,7 +675,7 @@ impl Game {
                     (Some(*i), st.components.list[*i as usize].props.get(&c.by).and_then(Value::as_int))
                 }
                 Choice::Add(_) | Choice::Subset(_) => (None, None),
-                Choice::Scripted(s) => (None, s.value.get(&c.by).and_then(Value::as_int)),
+                Choice::Scripted(s) => (None, s.value.get(&c.by).and_then(|v| v.as_int())),
             };
             let value = value.ok_or_else(|| {
                 PlayError::Rule(format!(

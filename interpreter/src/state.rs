@@ -201,7 +201,7 @@ pub struct ScriptedChoice {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     /// The whole option map, handed back to the script.
-    pub value: Value,
+    pub value: crate::value::PlainScriptValue,
 }
 
 /// A decision waiting for answers.

@@ -176,6 +176,86 @@ impl Value {
     }
 }
 
+/// A script's value that holds only plain data (unit, booleans, integers, strings, and
+/// arrays and maps of them), kept as the script made it: handing it back to a script is a
+/// copy, not a conversion. It reads and serializes as the [`Value`] it equals.
+#[derive(Clone, Debug)]
+pub struct PlainScriptValue(Dynamic);
+
+impl PlainScriptValue {
+    /// `d` kept as it is, if it holds only plain data; else `d` back (a character, a handle,
+    /// a function, a shared or tagged value: those are converted to a [`Value`] instead).
+    pub fn new(d: Dynamic) -> Result<PlainScriptValue, Dynamic> {
+        fn plain(d: &Dynamic) -> bool {
+            if d.tag() != 0 || d.is_shared() {
+                return false;
+            }
+            if d.is_unit() || d.is_bool() || d.is_int() || d.is_string() {
+                return true;
+            }
+            if let Some(a) = d.read_lock::<rhai::Array>() {
+                return a.iter().all(plain);
+            }
+            if let Some(m) = d.read_lock::<rhai::Map>() {
+                return m.values().all(plain);
+            }
+            false
+        }
+        if plain(&d) {
+            Ok(PlainScriptValue(d))
+        } else {
+            Err(d)
+        }
+    }
+
+    /// The value as a script receives it (a copy: read-write all through).
+    pub fn to_dynamic(&self) -> Dynamic {
+        self.0.clone()
+    }
+
+    /// The entry `key` if this is a map.
+    pub fn get(&self, key: &str) -> Option<PlainScriptValue> {
+        self.0.read_lock::<rhai::Map>()?.get(key).map(|v| PlainScriptValue(v.clone()))
+    }
+
+    /// The integer inside, if this is one.
+    pub fn as_int(&self) -> Option<i64> {
+        self.0.as_int().ok()
+    }
+
+    /// The equal engine value.
+    pub fn to_value(&self) -> Value {
+        fn convert(d: &Dynamic) -> Value {
+            if d.is_bool() {
+                Value::Bool(d.as_bool().unwrap_or_default())
+            } else if d.is_int() {
+                Value::Int(d.as_int().unwrap_or_default())
+            } else if let Some(s) = d.read_lock::<rhai::ImmutableString>() {
+                Value::Str(s.to_string())
+            } else if let Some(a) = d.read_lock::<rhai::Array>() {
+                Value::List(a.iter().map(convert).collect())
+            } else if let Some(m) = d.read_lock::<rhai::Map>() {
+                Value::Map(m.iter().map(|(k, v)| (k.to_string(), convert(v))).collect())
+            } else {
+                Value::Unit
+            }
+        }
+        convert(&self.0)
+    }
+}
+
+impl From<&Value> for PlainScriptValue {
+    fn from(v: &Value) -> PlainScriptValue {
+        PlainScriptValue(v.to_dynamic())
+    }
+}
+
+impl Serialize for PlainScriptValue {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
+    }
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -231,6 +311,61 @@ mod tests {
                 assert_eq!(&copy, source);
             }
         }
+    }
+
+    fn plain_map() -> Dynamic {
+        let mut inner = rhai::Map::new();
+        inner.insert("n".into(), Dynamic::from_int(3));
+        let mut m = rhai::Map::new();
+        m.insert("id".into(), Dynamic::from("x-1"));
+        m.insert("on".into(), Dynamic::from_bool(true));
+        m.insert("none".into(), Dynamic::UNIT);
+        m.insert("list".into(), Dynamic::from_array(vec![Dynamic::from_int(1), Dynamic::from("two")]));
+        m.insert("inner".into(), Dynamic::from_map(inner));
+        Dynamic::from_map(m)
+    }
+
+    #[test]
+    fn a_plain_script_value_reads_and_serializes_as_the_value_it_equals() {
+        let d = plain_map();
+        let plain = PlainScriptValue::new(d.clone()).expect("plain data");
+        let value = plain.to_value();
+        assert_eq!(value.to_dynamic().to_string(), d.to_string());
+        assert_eq!(serde_json::to_string(&plain).unwrap(), serde_json::to_string(&value).unwrap());
+        assert_eq!(plain.get("inner").and_then(|i| i.get("n")).and_then(|n| n.as_int()), Some(3));
+        assert_eq!(plain.get("id").map(|v| v.to_value()), Some(Value::Str("x-1".into())));
+        assert!(plain.get("missing").is_none());
+        assert_eq!(PlainScriptValue::from(&value).to_value(), value);
+    }
+
+    #[test]
+    fn only_plain_data_is_kept_as_a_script_value() {
+        let nested = |x: Dynamic| {
+            let mut m = rhai::Map::new();
+            m.insert("id".into(), Dynamic::from("a"));
+            m.insert("deep".into(), Dynamic::from_array(vec![x]));
+            Dynamic::from_map(m)
+        };
+        let mut tagged = Dynamic::from_int(1);
+        tagged.set_tag(7);
+        let others = [
+            Dynamic::from_char('c'),
+            Dynamic::from(rhai::FnPtr::new("f").unwrap()),
+            tagged,
+            Dynamic::from_int(2).into_shared(),
+        ];
+        for other in others {
+            assert!(PlainScriptValue::new(other.clone()).is_err(), "{other:?}");
+            assert!(PlainScriptValue::new(nested(other.clone())).is_err(), "{other:?} inside");
+        }
+    }
+
+    #[test]
+    fn a_script_receives_a_writable_copy_of_a_constant_option() {
+        let d = plain_map().into_read_only();
+        assert!(d.is_read_only());
+        let plain = PlainScriptValue::new(d).expect("plain data");
+        assert!(!plain.to_dynamic().is_read_only());
     }
 
     #[test]
