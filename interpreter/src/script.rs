@@ -388,6 +388,23 @@ impl Scripts {
         self.profiling.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Calls of script functions by other script functions since [`Scripts::start_profile`]
+    /// (in compiled runs: a transaction Rhai runs again is not counted), most time first; the
+    /// time of a call includes its callees'.
+    pub fn nested_profile(&self) -> Vec<(String, u64, std::time::Duration)> {
+        let mut all: std::collections::HashMap<String, (u64, std::time::Duration)> = Default::default();
+        for program in self.programs.iter().filter_map(|p| p.get().and_then(Option::as_ref)) {
+            for (name, calls, time) in program.nested_profile() {
+                let e = all.entry(name).or_default();
+                e.0 += calls;
+                e.1 += time;
+            }
+        }
+        let mut out: Vec<_> = all.into_iter().map(|(k, (n, t))| (k, n, t)).collect();
+        out.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        out
+    }
+
     /// Calls and time per script function since [`Scripts::start_profile`], most time first.
     pub fn profile(&self) -> Vec<(String, u64, std::time::Duration)> {
         let mut out: Vec<(String, u64, std::time::Duration)> = self
@@ -500,7 +517,7 @@ impl Scripts {
             None
         };
         let result = match compiled {
-            Some((program, idx)) => program.run(&self.engine, idx, all).ok_or_else(|| {
+            Some((program, idx)) => program.run(&self.engine, idx, all, profiling).ok_or_else(|| {
                 gave_up();
                 Box::new(EvalAltResult::ErrorRuntime(
                     Dynamic::from("a compiled script gave up; Rhai runs the transaction again".to_string()),

@@ -65,6 +65,28 @@ fn simulate_json_is_the_same_on_every_run_and_with_any_jobs() {
     assert!(wins >= 300 - v["no_winner"].as_u64().unwrap());
 }
 
+/// The calls of one function in one of `--profile`'s tables (the one after `title`).
+fn profiled_calls(profile: &str, title: &str, function: &str) -> Option<u64> {
+    let table = profile.split(title).nth(1)?;
+    let table = table.split("\n\n").next()?;
+    let row = table.lines().find(|l| l.split_whitespace().next() == Some(function))?;
+    row.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn simulate_profile_shows_the_functions_scripts_call_too() {
+    let o = rulebook(&["simulate", "mille-grazie", "--players", "3", "--games", "2", "--jobs", "2", "--profile"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    let calls = |title, f| profiled_calls(&err, title, f).unwrap_or_else(|| panic!("no `{f}` under `{title}`:\n{err}"));
+    // The engine calls `travel_options` once per road decision; each call asks `unused_roads`
+    // (a function only scripts call) once, and `journey_goes_on` asks it too.
+    let options = calls("script function", "travel_options");
+    let unused = calls("called by scripts", "unused_roads");
+    assert!(options > 0 && unused > options, "{err}");
+    assert!(profiled_calls(&err, "script function", "unused_roads").is_none(), "{err}");
+}
+
 #[test]
 fn simulate_refuses_a_bad_player_count() {
     let o = rulebook(&["simulate", "goofspiel", "--players", "9", "--games", "1"]);

@@ -18,7 +18,7 @@ pub use natives::{NativeTable, Registry};
 
 use rhai::{ASTNode, Dynamic, Engine, ImmutableString, Position, Stmt, AST};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// Why a compiled run stopped short of its end.
@@ -67,6 +67,9 @@ struct Func {
     bails: AtomicU32,
     /// Compiled runs started here (for `RULEBOOK_SCRIPTS_DEBUG`).
     runs: AtomicU32,
+    /// Calls from other script functions while profiling, and their time in nanoseconds
+    /// (callees included).
+    nested: (AtomicU64, AtomicU64),
 }
 
 /// Give-ups after which a function is no longer run compiled.
@@ -92,6 +95,8 @@ pub(crate) struct Rt<'a> {
     depth: usize,
     /// Emptied vectors for slots and arguments, reused instead of allocated per call.
     spare: Vec<Vec<Dynamic>>,
+    /// Whether calls between script functions are timed (`simulate --profile`).
+    profiling: bool,
 }
 
 thread_local! {
@@ -181,6 +186,7 @@ impl Program {
                     callees: l.callees(),
                     bails: AtomicU32::new(0),
                     runs: AtomicU32::new(0),
+                    nested: (AtomicU64::new(0), AtomicU64::new(0)),
                 }
             })
             .collect();
@@ -232,13 +238,15 @@ impl Program {
         self.index.get(name)?.iter().find(|(a, _)| *a == n).map(|(_, i)| *i)
     }
 
-    /// Runs a compiled function; `None` if it gave up (Rhai must run the transaction).
-    pub fn run(&self, engine: &Engine, idx: usize, args: Vec<Dynamic>) -> Option<Dynamic> {
+    /// Runs a compiled function; `None` if it gave up (Rhai must run the transaction). With
+    /// `profiling`, the calls it makes to other script functions are counted and timed
+    /// ([`Program::nested_profile`]).
+    pub fn run(&self, engine: &Engine, idx: usize, args: Vec<Dynamic>, profiling: bool) -> Option<Dynamic> {
         if debugging() {
             self.funcs[idx].runs.fetch_add(1, Ordering::Relaxed);
         }
         let spare = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
-        let mut rt = Rt { prog: self, engine, ops: 0, depth: 0, spare };
+        let mut rt = Rt { prog: self, engine, ops: 0, depth: 0, spare, profiling };
         let r = call_index(&mut rt, idx, args).ok();
         SPARE.with(|s| *s.borrow_mut() = std::mem::take(&mut rt.spare));
         if r.is_none() {
@@ -250,6 +258,19 @@ impl Program {
             }
         }
         r
+    }
+
+    /// Calls between script functions counted while profiling: `(name, calls, time)` for
+    /// each function called at least once by another (time includes its own callees).
+    pub fn nested_profile(&self) -> Vec<(String, u64, std::time::Duration)> {
+        self.funcs
+            .iter()
+            .filter_map(|f| {
+                let calls = f.nested.0.load(Ordering::Relaxed);
+                let nanos = f.nested.1.load(Ordering::Relaxed);
+                (calls > 0).then(|| (f.name.clone(), calls, std::time::Duration::from_nanos(nanos)))
+            })
+            .collect()
     }
 
     /// How many functions are compiled, and each one left to Rhai with the reason.
@@ -293,9 +314,14 @@ pub(crate) fn call_index(rt: &mut Rt, idx: usize, args: Vec<Dynamic>) -> R<Dynam
     rt.tick()?;
     let mut slots = args;
     slots.resize(f.slots, Dynamic::UNIT);
+    let started = (rt.profiling && rt.depth > 0).then(std::time::Instant::now);
     rt.depth += 1;
     let r = body(&mut slots, rt);
     rt.depth -= 1;
+    if let Some(t) = started {
+        f.nested.0.fetch_add(1, Ordering::Relaxed);
+        f.nested.1.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
     rt.give(slots);
     match r {
         Ok(v) | Err(Stop::Return(v)) => Ok(v),
@@ -392,7 +418,7 @@ mod tests {
         let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32 };
         let program = Program::compile(std::slice::from_ref(&ast), Arc::new(NativeTable::default()), limits);
         let idx = program.entry("f", 0).expect("`f` is compiled");
-        let compiled = program.run(&engine, idx, Vec::new()).map(|v| format!("{v:?}"));
+        let compiled = program.run(&engine, idx, Vec::new(), false).map(|v| format!("{v:?}"));
         let rhai = engine.call_fn::<Dynamic>(&mut rhai::Scope::new(), &ast, "f", ()).map(|v| format!("{v:?}"));
         (compiled, rhai.map_err(|e| e.to_string()))
     }

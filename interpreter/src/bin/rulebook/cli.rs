@@ -305,7 +305,8 @@ pub struct SimulateArgs {
     /// Write each game as a transcript into this folder.
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
-    /// Print where script time goes: calls and time per script function (on stderr).
+    /// Print where script time goes: calls and time per script function the engine calls,
+    /// then per function the scripts call (time including callees), on stderr.
     #[arg(long)]
     pub profile: bool,
 }

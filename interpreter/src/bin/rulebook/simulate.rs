@@ -114,17 +114,26 @@ pub(crate) fn progress(len: u64, name: &str) -> Result<ProgressBar, String> {
     Ok(b)
 }
 
-/// Where script time went (`--profile`), on stderr.
+/// Where script time went (`--profile`), on stderr: the functions the engine calls, then
+/// those the scripts call (their time includes their callees', so that table does not add up).
 fn print_profile(game: &rulebook::Game, elapsed: std::time::Duration) {
     let total = elapsed.as_secs_f64().max(1e-9);
-    eprintln!("{:<32} {:>10} {:>10} {:>7} {:>9}", "script function", "calls", "time (ms)", "% run", "µs/call");
-    for (name, calls, time) in game.scripts.profile() {
-        let ms = time.as_secs_f64() * 1000.0;
-        eprintln!(
-            "{name:<32} {calls:>10} {ms:>10.1} {:>6.1}% {:>9.1}",
-            ms / 10.0 / total,
-            ms * 1000.0 / calls.max(1) as f64
-        );
+    let table = |title: &str, rows: Vec<(String, u64, std::time::Duration)>| {
+        eprintln!("{title:<32} {:>10} {:>10} {:>7} {:>9}", "calls", "time (ms)", "% run", "µs/call");
+        for (name, calls, time) in rows {
+            let ms = time.as_secs_f64() * 1000.0;
+            eprintln!(
+                "{name:<32} {calls:>10} {ms:>10.1} {:>6.1}% {:>9.1}",
+                ms / 10.0 / total,
+                ms * 1000.0 / calls.max(1) as f64
+            );
+        }
+    };
+    table("script function", game.scripts.profile());
+    let nested = game.scripts.nested_profile();
+    if !nested.is_empty() {
+        eprintln!();
+        table("called by scripts (with callees)", nested);
     }
 }
 
