@@ -257,12 +257,12 @@ impl Game {
                         FollowFrom::Zone(z) => st.zones[z][0]
                             .cards
                             .first()
-                            .and_then(|c| st.components.list[*c as usize].props.get(&f.by).cloned())
+                            .and_then(|c| st.components.list[*c as usize].prop(&f.by).cloned())
                             .unwrap_or(Value::Unit),
                     };
                     if led != Value::Unit && led != f.free {
                         let matches = |c: &Choice| {
-                            c.component().is_some_and(|i| st.components.list[i as usize].props.get(&f.by) == Some(&led))
+                            c.component().is_some_and(|i| st.components.list[i as usize].prop(&f.by) == Some(&led))
                         };
                         if out.iter().any(matches) {
                             out.retain(matches);
@@ -671,9 +671,7 @@ impl Game {
         for (slot, &p) in pending.players.iter().enumerate() {
             let choice = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
             let (comp, value) = match choice {
-                Choice::Component(i) => {
-                    (Some(*i), st.components.list[*i as usize].props.get(&c.by).and_then(Value::as_int))
-                }
+                Choice::Component(i) => (Some(*i), st.components.list[*i as usize].prop(&c.by).and_then(Value::as_int)),
                 Choice::Add(_) | Choice::Subset(_) => (None, None),
                 Choice::Scripted(s) => (None, s.value.get(&c.by).and_then(|v| v.as_int())),
             };
@@ -719,11 +717,8 @@ impl Game {
                 (Some(&w), Some(to)) => {
                     let mut gain = 0i64;
                     for i in &cards {
-                        gain += work.state.components.list[*i as usize]
-                            .props
-                            .get(&c.by)
-                            .and_then(Value::as_int)
-                            .unwrap_or(0);
+                        gain +=
+                            work.state.components.list[*i as usize].prop(&c.by).and_then(Value::as_int).unwrap_or(0);
                         work.state.put(r, *i, to, w).map_err(PlayError::Rule)?;
                     }
                     if let Some(t) = c.score {

@@ -61,6 +61,17 @@ pub struct ScriptValues {
 }
 
 impl Component {
+    /// Property `key`. A component has a handful of properties: comparing names one by one
+    /// is quicker than hashing the key (the engine reads `by`, `suit` and `rank` properties
+    /// at every contest and trick).
+    pub fn prop(&self, key: &str) -> Option<&Value> {
+        if self.props.len() <= 8 {
+            self.props.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+        } else {
+            self.props.get(key)
+        }
+    }
+
     /// A component of type `kind`, its label filled in from the type's template.
     pub fn new(rules: &Rules, id: String, kind: usize, mut props: Props) -> Component {
         if let Some(first) = rules.component_types[kind].faces.as_ref().and_then(|f| f.first()) {

@@ -110,7 +110,7 @@ impl Game {
         }
         work.state.put(&self.rules, card, t.table, player).map_err(PlayError::Rule)?;
         if let (true, Some(led), Some(suit)) = (first, t.led, &t.suit) {
-            let value = work.state.components.list[card as usize].props.get(suit).cloned().unwrap_or(Value::Unit);
+            let value = work.state.components.list[card as usize].prop(suit).cloned().unwrap_or(Value::Unit);
             work.state.vars[led][0] = value;
         }
         Ok(())
@@ -189,17 +189,17 @@ impl Game {
         let (Some(suit), Some(rank)) = (&t.suit, &t.rank) else {
             return Err(PlayError::Rule(format!("trick `{}` has neither `winner` nor `suit` and `rank`", t.name)));
         };
-        let props = |c: u32| &st.components.list[c as usize].props;
-        let led = props(plays[0].1).get(suit).cloned().unwrap_or(Value::Unit);
+        let card = |c: u32| &st.components.list[c as usize];
+        let led = card(plays[0].1).prop(suit).cloned().unwrap_or(Value::Unit);
         let trump = t.trump.map(|v| st.vars[v][0].clone());
-        let trumped = trump.as_ref().filter(|tr| plays.iter().any(|(_, c)| props(*c).get(suit) == Some(tr)));
+        let trumped = trump.as_ref().filter(|tr| plays.iter().any(|(_, c)| card(*c).prop(suit) == Some(tr)));
         let wanted = trumped.unwrap_or(&led);
         let mut best: Option<(usize, i64)> = None;
         for (i, (_, c)) in plays.iter().enumerate() {
-            if props(*c).get(suit) != Some(wanted) {
+            if card(*c).prop(suit) != Some(wanted) {
                 continue;
             }
-            let value = props(*c).get(rank).and_then(Value::as_int).ok_or_else(|| {
+            let value = card(*c).prop(rank).and_then(Value::as_int).ok_or_else(|| {
                 PlayError::Rule(format!(
                     "trick `{}` ranks cards by `{rank}`, but `{}` has no integer `{rank}`",
                     t.name, st.components.list[*c as usize].id
