@@ -385,6 +385,9 @@ impl Scripts {
         if let Ok(mut p) = self.profile.lock() {
             *p = Some(Default::default());
         }
+        for program in self.programs.iter().filter_map(|p| p.get().and_then(Option::as_ref)) {
+            program.reset_nested_profile();
+        }
         self.profiling.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 

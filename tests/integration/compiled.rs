@@ -80,3 +80,19 @@ fn a_script_error_is_reported_as_rhai_reports_it() {
     assert_eq!(compiled, interpreted);
     assert!(compiled.unwrap().contains("rules.rhai:4"), "located at the failing line");
 }
+
+#[test]
+fn a_new_profile_forgets_the_calls_counted_before() {
+    let dir = crate::root().join("games/mille-grazie");
+    let game = rulebook::load_game(&dir, &rulebook::LoadOptions::default()).game.expect("loads");
+    let bots = rulebook::bot::BotTable::default();
+    game.scripts.start_profile();
+    play_one(&game, 3, 0, 1, &bots).expect("plays");
+    let calls = |g: &rulebook::Game| g.scripts.nested_profile().iter().map(|(_, n, _)| *n).sum::<u64>();
+    let first = calls(&game);
+    assert!(first > 0, "scripts call scripts in Mille Grazie");
+    game.scripts.start_profile();
+    assert_eq!(calls(&game), 0, "start_profile starts from nothing");
+    play_one(&game, 3, 0, 1, &bots).expect("plays");
+    assert_eq!(calls(&game), first, "the same game makes the same calls");
+}

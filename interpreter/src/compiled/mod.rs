@@ -273,6 +273,14 @@ impl Program {
             .collect()
     }
 
+    /// Forgets the calls [`Program::nested_profile`] counted (a new profile starts).
+    pub fn reset_nested_profile(&self) {
+        for f in &self.funcs {
+            f.nested.0.store(0, Ordering::Relaxed);
+            f.nested.1.store(0, Ordering::Relaxed);
+        }
+    }
+
     /// How many functions are compiled, and each one left to Rhai with the reason.
     pub fn coverage(&self) -> (usize, Vec<(String, String)>) {
         let compiled = self.funcs.iter().filter(|f| f.body.is_some()).count();
