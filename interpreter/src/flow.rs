@@ -543,11 +543,10 @@ impl Game {
     pub(crate) fn choice_label(&self, st: &State, decision: usize, c: &Choice) -> String {
         let card = |i: u32| {
             let comp = &st.components.list[i as usize];
-            let template =
-                self.rules.decisions[decision].label.as_ref().or(self.rules.component_types[comp.kind].label.as_ref());
-            match template {
+            // Without the decision's own template, the label is the component's (made once).
+            match &self.rules.decisions[decision].label {
                 Some(t) => crate::value::fill_template(t, &comp.props, &comp.id),
-                None => comp.id.clone(),
+                None => comp.label().to_string(),
             }
         };
         match c {
@@ -555,10 +554,10 @@ impl Game {
             Choice::Subset(s) => s.cards.iter().map(|i| card(*i)).collect::<Vec<_>>().join(" + "),
             Choice::Scripted(s) => match (&s.label, &self.rules.decisions[decision].label) {
                 (Some(label), _) => label.clone(),
-                (None, Some(t)) => match s.value.to_value() {
-                    Value::Map(fields) => crate::value::fill_template(t, &fields, &s.id),
-                    _ => s.id.clone(),
-                },
+                (None, Some(t)) if s.value.is_map() => {
+                    crate::value::fill_template_by(t, &s.id, |key, out| s.value.write_entry(key, out))
+                }
+                (None, Some(_)) => s.id.clone(),
                 (None, None) => s.id.clone(),
             },
         }

@@ -19,11 +19,13 @@
 use crate::bot::{make_bot, BotSpec, SeatObservation};
 use crate::log::EventKind;
 use crate::session::{Session, Snapshot};
+use crate::state::CardView;
 use crate::value::{NameHasher, Value};
 use crate::view::View;
 use crate::{Game, PlayError};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Maps and sets keyed by names and texts (fixed-key hashing: only looked up, never listed).
 type Map<K, V> = HashMap<K, V, NameHasher>;
@@ -55,10 +57,11 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
     let mut texts: Vec<ValueTexts> = (0..players).map(|_| ValueTexts::default()).collect();
     let mut seen: Vec<Observation> =
         texts.iter_mut().enumerate().map(|(q, t)| Observation::of(&session, q, t)).collect::<Result<_, _>>()?;
-    let labels = label_counts(&session);
+    let mut names = Names::default();
+    names.update(&session);
     for q in 0..players {
         let told = Told { hidden: seen[q].hidden.clone(), shown: Set::default(), offered: seen[q].offered.clone() };
-        if let Some(message) = names_hidden(&session, q, &told, &seen[q], &labels, &mut known[q], 0) {
+        if let Some(message) = names_hidden(&session, q, &told, &seen[q], &names, &mut known[q], 0) {
             return Ok(Some(Leak { decisions: 0, message }));
         }
     }
@@ -80,9 +83,9 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
         let choice = bots[p].choose(&SeatObservation::new(&session, p)).map_err(PlayError::Rule)?;
         session.apply_index(p, choice)?;
         seen = texts.iter_mut().enumerate().map(|(q, t)| Observation::of(&session, q, t)).collect::<Result<_, _>>()?;
-        let labels = label_counts(&session);
+        names.update(&session);
         for (q, t) in told.iter().enumerate() {
-            if let Some(message) = names_hidden(&session, q, t, &seen[q], &labels, &mut known[q], seen_log) {
+            if let Some(message) = names_hidden(&session, q, t, &seen[q], &names, &mut known[q], seen_log) {
                 return Ok(Some(Leak { decisions: session.history().len(), message }));
             }
         }
@@ -168,13 +171,72 @@ impl Observation {
     }
 }
 
-/// How many components carry each label (a label names one component only if it is unique).
-fn label_counts<'s>(session: &'s Session<'_>) -> Map<&'s str, usize> {
-    let mut counts: Map<&str, usize> = Map::default();
-    for c in &session.state().components.list {
-        *counts.entry(c.label()).or_default() += 1;
+/// The names each component goes by, indexed by their first word: its id, and its label if
+/// no other component carries it and it is more than a number (labels like `7` appear in any
+/// score). Kept from one decision to the next and made again only when a label changed.
+#[derive(Default)]
+struct Names {
+    /// Each component's names, by component index: the id first.
+    of: Vec<Vec<String>>,
+    /// The labels they were made from (a changed property makes a new one).
+    made_from: Vec<Arc<CardView>>,
+    /// The first word of each name, with the component and the name's place in its list.
+    by_first_word: Map<String, Vec<(usize, usize)>>,
+    /// Names without a word: searched for in every text.
+    wordless: Vec<(usize, usize)>,
+}
+
+impl Names {
+    /// Brings the names up to the session's components.
+    fn update(&mut self, session: &Session<'_>) {
+        let list = &session.state().components.list;
+        let same = self.made_from.len() == list.len()
+            && self.made_from.iter().zip(list).all(|(a, c)| Arc::ptr_eq(a, c.card_view()));
+        if same {
+            return;
+        }
+        let mut counts: Map<&str, usize> = Map::default();
+        for c in list {
+            *counts.entry(c.label()).or_default() += 1;
+        }
+        let named_by_label =
+            |label: &str| counts.get(label) == Some(&1) && label.chars().any(char::is_alphabetic) && label.len() >= 3;
+        self.of = list
+            .iter()
+            .map(|c| {
+                let mut names = vec![c.id.clone()];
+                if named_by_label(c.label()) {
+                    names.push(c.label().to_string());
+                }
+                names
+            })
+            .collect();
+        self.made_from = list.iter().map(|c| c.card_view().clone()).collect();
+        self.by_first_word.clear();
+        self.wordless.clear();
+        for (i, names) in self.of.iter().enumerate() {
+            for (k, name) in names.iter().enumerate() {
+                match name.split(|c: char| !is_word(c)).find(|w| !w.is_empty()) {
+                    Some(first) => self.by_first_word.entry(first.to_string()).or_default().push((i, k)),
+                    None => self.wordless.push((i, k)),
+                }
+            }
+        }
     }
-    counts
+
+    /// The components not `known` that `texts` name (by any of their names), with the name:
+    /// only the names whose first word the texts hold are searched for.
+    fn named_in<'n>(&'n self, texts: &Texts<'_>, known: &[bool]) -> Vec<(usize, usize)> {
+        let candidates = texts.words.keys().filter_map(|w| self.by_first_word.get(*w)).flatten();
+        let mut found: Vec<(usize, usize)> = candidates
+            .chain(&self.wordless)
+            .filter(|(i, k)| !known.get(*i).copied().unwrap_or(false) && texts.mention(&self.of[*i][*k]))
+            .copied()
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
 }
 
 /// What one seat receives: its view and its redacted log.
@@ -249,7 +311,7 @@ fn names_hidden(
     q: usize,
     told: &Told,
     now: &Observation,
-    label_count: &Map<&str, usize>,
+    names: &Names,
     known: &mut Vec<bool>,
     seen_log: usize,
 ) -> Option<String> {
@@ -271,41 +333,24 @@ fn names_hidden(
     for (i, k) in known.iter_mut().enumerate() {
         *k |= !is_hidden(i) || !was_hidden(i);
     }
-    for (i, c) in st.components.list.iter().enumerate() {
-        if known[i] {
-            continue;
-        }
-        let label = c.label();
-        let mut names = vec![c.id.as_str()];
-        // A label names one component only if no other component carries it, and only if it
-        // is more than a number (labels like `7` appear in any score).
-        if label_count.get(label) == Some(&1) && label.chars().any(char::is_alphabetic) && label.len() >= 3 {
-            names.push(label);
-        }
-        if names.iter().any(|n| told_texts.mention(n)) {
-            known[i] = true;
-            continue;
-        }
-        for name in names {
-            if !new_texts.mention(name) {
-                continue;
-            }
-            let place = values
-                .iter()
-                .map(|v| ("view", *v))
-                .chain(script_lines.iter().map(|l| ("log", *l)))
-                .find(|(_, text)| mentions(text, name));
-            if let Some((where_, text)) = place {
-                return Some(format!(
-                    "{}'s {where_} names `{name}`, which {} cannot see where it lies: \"{}\"",
-                    r.seat_name(q),
-                    r.seat_name(q),
-                    crate::session::quote_input(text)
-                ));
-            }
-        }
+    // Told (offered it, or read it in an engine line): known from now on.
+    for (i, _) in names.named_in(&told_texts, known) {
+        known[i] = true;
     }
-    None
+    // The first component the new texts name, by its first name they hold.
+    let (i, k) = names.named_in(&new_texts, known).into_iter().next()?;
+    let name = names.of[i][k].as_str();
+    let (where_, text) = values
+        .iter()
+        .map(|v| ("view", *v))
+        .chain(script_lines.iter().map(|l| ("log", *l)))
+        .find(|(_, text)| mentions(text, name))?;
+    Some(format!(
+        "{}'s {where_} names `{name}`, which {} cannot see where it lies: \"{}\"",
+        r.seat_name(q),
+        r.seat_name(q),
+        crate::session::quote_input(text)
+    ))
 }
 
 /// A character that can be part of a name (an id like `p1-10`).

@@ -4,7 +4,7 @@
 use indexmap::IndexMap;
 use rhai::Dynamic;
 use serde::{Deserialize, Serialize};
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// A plain data value: what component properties, variables, option values and script
 /// context hold. Deterministic to serialize (maps keep insertion order).
@@ -71,6 +71,18 @@ pub(crate) const SLOT_BYTES: u64 = 16;
 /// is left empty when the component has no such property, `{prop}` is kept as written).
 /// Surrounding spaces are trimmed.
 pub fn fill_template(t: &str, props: &ValueMap, id: &str) -> String {
+    fill_template_by(t, id, |key, out| match props.get(key) {
+        Some(v) => {
+            let _ = write!(out, "{v}");
+            true
+        }
+        None => false,
+    })
+}
+
+/// [`fill_template`] with the properties read through `write_prop`, which writes property
+/// `key` as text onto the end of `out` and says whether there is one.
+pub fn fill_template_by(t: &str, id: &str, write_prop: impl Fn(&str, &mut String) -> bool) -> String {
     let mut out = String::with_capacity(t.len() + 8);
     let mut rest = t;
     while let Some(start) = rest.find('{') {
@@ -82,11 +94,10 @@ pub fn fill_template(t: &str, props: &ValueMap, id: &str) -> String {
                     Some(k) => (k, true),
                     None => (key, false),
                 };
-                match (key, props.get(key)) {
-                    ("id", _) => out.push_str(id),
-                    (_, Some(v)) => out.push_str(&v.to_string()),
-                    (_, None) if optional => {}
-                    (_, None) => out.push_str(&rest[start..=start + end]),
+                if key == "id" {
+                    out.push_str(id);
+                } else if !write_prop(key, &mut out) && !optional {
+                    out.push_str(&rest[start..=start + end]);
                 }
                 rest = &rest[start + end + 1..];
             }
@@ -216,6 +227,26 @@ impl PlainScriptValue {
     /// The entry `key` if this is a map.
     pub fn get(&self, key: &str) -> Option<PlainScriptValue> {
         self.0.read_lock::<rhai::Map>()?.get(key).map(|v| PlainScriptValue(v.clone()))
+    }
+
+    /// Whether this is a map.
+    pub fn is_map(&self) -> bool {
+        self.0.is_map()
+    }
+
+    /// Writes entry `key` (if this is a map that has one) as the text of the [`Value`] it
+    /// equals onto the end of `out`, and says whether there was one.
+    pub fn write_entry(&self, key: &str, out: &mut String) -> bool {
+        let Some(map) = self.0.read_lock::<rhai::Map>() else { return false };
+        let Some(v) = map.get(key) else { return false };
+        if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
+            out.push_str(s.as_str());
+        } else if let Ok(i) = v.as_int() {
+            let _ = write!(out, "{i}");
+        } else {
+            let _ = write!(out, "{}", PlainScriptValue(v.clone()).to_value());
+        }
+        true
     }
 
     /// The integer inside, if this is one.
