@@ -34,6 +34,10 @@ pub struct Component {
     /// The component as views show it, made once (every view of every seat shows it).
     #[serde(skip)]
     shown: Arc<CardView>,
+    /// The component as each zone with its own `card_label` shows it, by zone index (`None`
+    /// for the other zones; empty when no zone has one), made once.
+    #[serde(skip)]
+    shown_in_zone: Vec<Option<Arc<CardView>>>,
 }
 
 /// A component as a viewer sees it.
@@ -84,6 +88,7 @@ impl Component {
             label: String::new(),
             script: Arc::default(),
             shown: Arc::default(),
+            shown_in_zone: Vec::new(),
         };
         c.refresh(rules);
         c
@@ -104,12 +109,32 @@ impl Component {
             label: self.label.clone(),
             props: self.props.clone(),
         });
+        self.shown_in_zone.clear();
+        if rules.zones.iter().any(|z| z.card_label.is_some()) {
+            self.shown_in_zone = rules
+                .zones
+                .iter()
+                .map(|z| {
+                    z.card_label.as_ref().map(|t| {
+                        Arc::new(CardView {
+                            label: crate::value::fill_template(t, &self.props, &self.id),
+                            ..CardView::clone(&self.shown)
+                        })
+                    })
+                })
+                .collect();
+        }
     }
 
     /// The component as views show it (its type's label; a zone's `card_label` is the view's
     /// to apply).
     pub fn card_view(&self) -> &Arc<CardView> {
         &self.shown
+    }
+
+    /// The component as zone `zone` shows it: with the zone's `card_label` if it has one.
+    pub fn card_view_in(&self, zone: usize) -> &Arc<CardView> {
+        self.shown_in_zone.get(zone).and_then(Option::as_ref).unwrap_or(&self.shown)
     }
 
     /// The component's fields as script values.

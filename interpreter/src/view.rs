@@ -226,24 +226,14 @@ impl View {
     /// are read through `derived`, the values of this same state.
     pub fn build(game: &Game, st: &State, derived: &DerivedValues, viewer: Option<usize>) -> View {
         let r = &game.rules;
-        let card_as = |idx: u32, template: Option<&String>| {
-            let c = &st.components.list[idx as usize];
-            match template {
-                Some(t) => Arc::new(CardView {
-                    label: crate::value::fill_template(t, &c.props, &c.id),
-                    ..CardView::clone(c.card_view())
-                }),
-                None => c.card_view().clone(),
-            }
-        };
-        let card = |idx: u32| card_as(idx, None);
+        let card = |idx: u32| st.components.list[idx as usize].card_view().clone();
         let in_play = |name: &str| !st.out_of_play.iter().any(|n| n == name);
         let mut zones = Vec::new();
         for (zi, z) in r.zones.iter().enumerate().filter(|(_, z)| in_play(&z.name)) {
             for (o, slot) in st.zones[zi].iter().enumerate() {
                 let vis = st.visibility(r, zi, o);
                 let owner = z.per_player.then_some(o);
-                let card = |idx: u32| card_as(idx, z.card_label.as_ref());
+                let card = |idx: u32| st.components.list[idx as usize].card_view_in(zi).clone();
                 let mut places = Vec::new();
                 let (count, cards) = if sees_all(vis, z.per_player, o, viewer) {
                     let mut ids = slot.cards.clone();
