@@ -108,6 +108,7 @@ fn read<T>(
 ) -> Res<T> {
     h.with(|r, w| {
         let (g, o) = grid_slot(r, &w.state, grid, owner)?;
+        crate::reads::note(crate::reads::Part::Grid(g, Some(o)));
         let pieces = GamePieces { rules: r, state: &w.state, grid: &r.grids[g] };
         f(&pieces, &w.state.grids[g][o])
     })
@@ -317,7 +318,10 @@ pub fn register(engine: &mut crate::compiled::Registry) {
         "grid_on",
         "Whether row, column is a cell of the grid (inside its bounds; anywhere for an unbounded grid).",
         &["game: Game", "grid: &str", "row: i64", "col: i64", "bool"],
-        |h: &mut GameHandle, g: &str, row: i64, col: i64| h.with(|r, _| Ok(r.grids[r.grid(g)?].on_grid(row, col)))
+        |h: &mut GameHandle, g: &str, row: i64, col: i64| h.with(|r, _| {
+            crate::reads::note_rules_only();
+            Ok(r.grids[r.grid(g)?].on_grid(row, col))
+        })
     );
     reg!(
         engine,
@@ -325,7 +329,10 @@ pub fn register(engine: &mut crate::compiled::Registry) {
         "A cell's declared data (the `cells` entry: `row`, `col` and its properties), or `()`.",
         &["game: Game", "grid: &str", "row: i64", "col: i64", "Dynamic"],
         |h: &mut GameHandle, g: &str, row: i64, col: i64| {
-            h.with(|r, _| Ok(r.grids[r.grid(g)?].data(row, col).to_dynamic()))
+            h.with(|r, _| {
+                crate::reads::note_rules_only();
+                Ok(r.grids[r.grid(g)?].data(row, col).to_dynamic())
+            })
         }
     );
     reg!(

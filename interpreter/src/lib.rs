@@ -34,6 +34,7 @@ pub mod load;
 
 pub mod log;
 mod per_thread;
+pub mod reads;
 pub mod results;
 pub mod rng;
 pub mod rules;

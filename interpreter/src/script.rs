@@ -302,7 +302,13 @@ impl GameHandle {
         let CallSlot { rules: Some(rules), work: Some(work) } = &mut *guard else {
             return Err(runtime("the game handle is no longer valid outside the call it was given to"));
         };
-        f(rules, work).map_err(runtime)
+        // While a derived value is computed, each function says what it read (`reads`).
+        let recording = crate::reads::function_starts();
+        let out = f(rules, work);
+        if recording {
+            crate::reads::function_done();
+        }
+        out.map_err(runtime)
     }
 }
 

@@ -3,13 +3,14 @@
 
 use crate::def::{Holds, Visibility};
 use crate::grid::{GridSlot, Piece, Placed};
+use crate::reads::Reads;
 use crate::rules::Rules;
 use crate::session::OptionInfo;
 use crate::state::{Outcome, State};
 use crate::value::Value;
 use crate::{Game, PlayError};
 use serde::Serialize;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A component as a viewer sees it (made once per component: see
 /// [`crate::state::Component::card_view`]).
@@ -198,15 +199,28 @@ fn shown_as(holds: Holds, value: &Value, r: &Rules, players: usize, zones: &[Zon
 
 /// The derived vars of one state, each computed when first read and kept for every later
 /// read of the same state (views of every seat read the same values). Whoever changes the
-/// state starts a new one.
+/// state moves on to the next with [`DerivedValues::next_state`]: a value is kept for later
+/// states as long as they agree on everything its script read ([`crate::reads`]).
 #[derive(Clone, Debug, Default)]
 pub struct DerivedValues {
     /// Per var, per owner; empty until the first read.
-    slots: std::sync::OnceLock<Vec<Vec<DerivedSlot>>>,
+    slots: OnceLock<Vec<Vec<DerivedSlot>>>,
+    /// A copy of this state, made for the first value computed in it.
+    state: OnceLock<Arc<State>>,
+    /// Values computed in earlier states, per var and owner.
+    earlier: Vec<Vec<Option<Remembered>>>,
 }
 
-/// One derived value, once computed.
-type DerivedSlot = std::sync::OnceLock<Result<Value, PlayError>>;
+/// One derived value, once computed, and how it was computed if it may be kept.
+type DerivedSlot = OnceLock<(Result<Value, PlayError>, Option<Remembered>)>;
+
+/// A value computed in some state, with what its script read there.
+#[derive(Clone, Debug)]
+struct Remembered {
+    state: Arc<State>,
+    reads: Arc<Reads>,
+    value: Value,
+}
 
 impl DerivedValues {
     /// The value of var `var` for `owner` in `st` (stored, or derived once for this state).
@@ -214,10 +228,43 @@ impl DerivedValues {
         if game.rules.vars[var].derived.is_none() {
             return Ok(st.vars[var][owner].clone());
         }
-        let slots = self
-            .slots
-            .get_or_init(|| st.vars.iter().map(|v| v.iter().map(|_| std::sync::OnceLock::new()).collect()).collect());
-        slots[var][owner].get_or_init(|| game.derive(st, var, owner)).clone()
+        let slots =
+            self.slots.get_or_init(|| st.vars.iter().map(|v| v.iter().map(|_| OnceLock::new()).collect()).collect());
+        let (value, _) = slots[var][owner].get_or_init(|| {
+            let before = self.earlier.get(var).and_then(|o| o.get(owner)).and_then(Option::as_ref);
+            if let Some(kept) = before.filter(|k| k.reads.agree(&k.state, st)) {
+                return (Ok(kept.value.clone()), Some(kept.clone()));
+            }
+            let (value, reads) = crate::reads::recording(|| game.derive(st, var, owner));
+            let remembered = match &value {
+                Ok(v) if !reads.everything() => Some(Remembered {
+                    state: self.state.get_or_init(|| Arc::new(st.clone())).clone(),
+                    reads: Arc::new(reads),
+                    value: v.clone(),
+                }),
+                _ => None,
+            };
+            (value, remembered)
+        });
+        value.clone()
+    }
+
+    /// The values for the next state: none computed yet, those of this state and earlier
+    /// ones kept for when they still hold.
+    pub fn next_state(&mut self) -> DerivedValues {
+        let mut earlier = std::mem::take(&mut self.earlier);
+        if let Some(slots) = self.slots.take() {
+            earlier.resize_with(slots.len(), Vec::new);
+            for (var, owners) in slots.into_iter().enumerate() {
+                earlier[var].resize_with(owners.len(), || None);
+                for (owner, slot) in owners.into_iter().enumerate() {
+                    if let Some((_, Some(kept))) = slot.into_inner() {
+                        earlier[var][owner] = Some(kept);
+                    }
+                }
+            }
+        }
+        DerivedValues { earlier, ..DerivedValues::default() }
     }
 }
 

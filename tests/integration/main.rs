@@ -5,6 +5,7 @@ mod bad_input;
 mod bots;
 mod cli;
 mod compiled;
+mod derived;
 mod diff;
 mod docs;
 mod engine;

@@ -7,10 +7,15 @@ use rhai::{Array, Dynamic};
 /// Registers `players`, `current`, `turn_order` and `seat_name`.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Players and turns.
-    reg!(engine, "get$players", "The number of seats.", &["game: Game", "i64"], |h: &mut GameHandle| h
-        .with(|_, w| Ok(w.state.players as i64)));
+    reg!(engine, "get$players", "The number of seats.", &["game: Game", "i64"], |h: &mut GameHandle| h.with(|_, w| {
+        crate::reads::note_rules_only();
+        Ok(w.state.players as i64)
+    }));
     reg!(engine, "get$current", "The current player (0-based seat).", &["game: Game", "i64"], |h: &mut GameHandle| h
-        .with(|_, w| Ok(w.state.current as i64)));
+        .with(|_, w| {
+            crate::reads::note(crate::reads::Part::Current);
+            Ok(w.state.current as i64)
+        }));
     reg!(
         engine,
         "set$current",
@@ -29,7 +34,10 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "The turn order: an array of seats.",
         &["game: Game", "Array"],
         |h: &mut GameHandle| {
-            h.with(|_, w| Ok(w.state.turn_order.iter().map(|p| Dynamic::from_int(*p as i64)).collect::<Array>()))
+            h.with(|_, w| {
+                crate::reads::note(crate::reads::Part::TurnOrder);
+                Ok(w.state.turn_order.iter().map(|p| Dynamic::from_int(*p as i64)).collect::<Array>())
+            })
         }
     );
     reg!(
@@ -49,6 +57,11 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "seat_name",
         "The seat's display name (P1, P2, ... or the game's `seat_names`).",
         &["game: Game", "player: i64", "String"],
-        |h: &mut GameHandle, p: i64| h.with(|r, w| Ok(r.seat_name(player(&w.state, p)?)))
+        |h: &mut GameHandle, p: i64| {
+            h.with(|r, w| {
+                crate::reads::note_rules_only();
+                Ok(r.seat_name(player(&w.state, p)?))
+            })
+        }
     );
 }

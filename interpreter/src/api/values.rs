@@ -12,6 +12,7 @@ fn track(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<i64> {
     h.with(|r, w| {
         let t = r.track(name)?;
         let o = per_player_index(r.tracks[t].per_player, name, "track", &w.state, owner)?;
+        crate::reads::note(crate::reads::Part::Track(t, Some(o)));
         Ok(w.state.tracks[t][o])
     })
 }
@@ -36,6 +37,7 @@ fn var(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<Dynamic> {
                 f.name
             ));
         }
+        crate::reads::note(crate::reads::Part::Var(v, Some(o)));
         Ok(w.state.vars[v][o].to_dynamic())
     })
 }
@@ -67,6 +69,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         &["game: Game", "name: &str", "Dynamic"],
         |h: &mut GameHandle, name: &str| {
             h.with(|r, _| {
+                crate::reads::note_rules_only();
                 r.params
                     .get(name)
                     .map(|p| p.value.to_dynamic())
@@ -80,7 +83,10 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "A data table declared under `[tables]`.",
         &["game: Game", "name: &str", "Dynamic"],
         |h: &mut GameHandle, name: &str| {
-            h.with(|r, _| r.script_table(name).ok_or_else(|| crate::rules::unknown("table", name, r.tables.keys())))
+            h.with(|r, _| {
+                crate::reads::note_rules_only();
+                r.script_table(name).ok_or_else(|| crate::rules::unknown("table", name, r.tables.keys()))
+            })
         }
     );
 
@@ -191,6 +197,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         &["game: Game", "track: &str", "position: i64", "Dynamic"],
         |h: &mut GameHandle, t: &str, pos: i64| {
             h.with(|r, _| {
+                crate::reads::note_rules_only();
                 let ti = r.track(t)?;
                 let info = &r.tracks[ti];
                 let i = pos - info.min.unwrap_or(0);

@@ -10,6 +10,7 @@ use rhai::{Array, Dynamic, Map};
 fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
+        crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
         let mut ids = w.state.zones[z][o].cards.clone();
         crate::alloc::charge(ids.len());
         // An unordered zone lists its components in one fixed order (declaration order), the
@@ -24,6 +25,7 @@ fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
 fn count(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<i64> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
+        crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
         Ok(w.state.zones[z][o].cards.len() as i64)
     })
 }
@@ -32,6 +34,7 @@ fn count(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<i64> {
 fn sum(h: &mut GameHandle, zone: &str, owner: Option<i64>, prop: &str) -> Res<i64> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
+        crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
         let list = &w.state.components.list;
         Ok(w.state.zones[z][o].cards.iter().filter_map(|c| list[*c as usize].props.get(prop)?.as_int()).sum())
     })
@@ -40,6 +43,7 @@ fn sum(h: &mut GameHandle, zone: &str, owner: Option<i64>, prop: &str) -> Res<i6
 fn top(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Dynamic> {
     h.with(|r, w| {
         let (z, o) = slot(r, &w.state, zone, owner)?;
+        crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
         Ok(w.state.zones[z][o].cards.last().map(|c| card_map(&w.state, *c)).unwrap_or(Dynamic::UNIT))
     })
 }
@@ -132,6 +136,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         &["game: Game", "id: &str", "Component"],
         |h: &mut GameHandle, id: &str| {
             h.with(|_, w| {
+                crate::reads::note_rules_only();
                 let idx = w.state.component_index(id)?;
                 Ok(card_map(&w.state, idx))
             })
@@ -158,6 +163,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         |h: &mut GameHandle, card: Dynamic| {
             h.with(|r, w| {
                 let idx = card_arg(&w.state, &card)?;
+                crate::reads::note(crate::reads::Part::Location(idx as usize));
                 let (z, o) = w.state.location[idx as usize];
                 let mut m = Map::new();
                 if (z, o) == NOWHERE {
