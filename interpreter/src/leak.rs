@@ -226,7 +226,7 @@ impl Names {
 
     /// The components not `known` that `texts` name (by any of their names), with the name:
     /// only the names whose first word the texts hold are searched for.
-    fn named_in<'n>(&'n self, texts: &Texts<'_>, known: &[bool]) -> Vec<(usize, usize)> {
+    fn named_in(&self, texts: &Texts<'_>, known: &[bool]) -> Vec<(usize, usize)> {
         let candidates = texts.words.keys().filter_map(|w| self.by_first_word.get(*w)).flatten();
         let mut found: Vec<(usize, usize)> = candidates
             .chain(&self.wordless)
