@@ -24,6 +24,7 @@ use crate::value::{NameHasher, Value};
 use crate::view::View;
 use crate::{Game, PlayError};
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -98,7 +99,7 @@ pub fn check_game(game: &Game, players: usize, seed: u64) -> Result<Option<Leak>
 /// showed, and the options it was offered (their ids and labels).
 struct Told {
     hidden: Vec<bool>,
-    shown: Set<Rc<str>>,
+    shown: Set<Text>,
     offered: Vec<String>,
 }
 
@@ -107,7 +108,7 @@ struct Told {
 /// `name = value` texts, and the ids and labels of the options it is offered.
 struct Observation {
     hidden: Vec<bool>,
-    values: Set<Rc<str>>,
+    values: Set<Text>,
     offered: Vec<String>,
 }
 
@@ -116,20 +117,50 @@ struct Observation {
 #[derive(Default)]
 struct ValueTexts(Map<String, Vec<Written>>);
 
+/// A value's text (`name = value`) with its hash, made once: a value that has not changed is
+/// the same text, found in a set by its hash and recognised by its address before its letters
+/// are compared.
+#[derive(Clone, Debug)]
+struct Text {
+    text: Rc<str>,
+    hash: u64,
+}
+
+impl Text {
+    fn new(text: String) -> Text {
+        let hash = NameHasher::default().hash_one(text.as_str());
+        Text { text: text.into(), hash }
+    }
+}
+
+impl PartialEq for Text {
+    fn eq(&self, other: &Text) -> bool {
+        Rc::ptr_eq(&self.text, &other.text) || (self.hash == other.hash && self.text == other.text)
+    }
+}
+
+impl Eq for Text {}
+
+impl std::hash::Hash for Text {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
 /// One owner's value as last written, with its text.
-type Written = (Option<usize>, Value, Rc<str>);
+type Written = (Option<usize>, Value, Text);
 
 impl ValueTexts {
     /// `name = value`, written only if the value changed since the last time.
-    fn text(&mut self, name: &str, owner: Option<usize>, value: &Value) -> Rc<str> {
+    fn text(&mut self, name: &str, owner: Option<usize>, value: &Value) -> Text {
         if !self.0.contains_key(name) {
             self.0.insert(name.to_string(), Vec::new());
         }
-        let Some(owners) = self.0.get_mut(name) else { return format!("{name} = {value}").into() };
+        let Some(owners) = self.0.get_mut(name) else { return Text::new(format!("{name} = {value}")) };
         match owners.iter_mut().find(|(o, _, _)| *o == owner) {
             Some((_, v, text)) if v == value => text.clone(),
             found => {
-                let text: Rc<str> = format!("{name} = {value}").into();
+                let text = Text::new(format!("{name} = {value}"));
                 match found {
                     Some(entry) => *entry = (owner, value.clone(), text.clone()),
                     None => owners.push((owner, value.clone(), text.clone())),
@@ -149,12 +180,12 @@ impl Observation {
                 session.game().rules.seat_name(q)
             )));
         }
-        let mut values: Set<Rc<str>> =
+        let mut values: Set<Text> =
             view.vars.iter().chain(view.tracks.iter()).map(|v| texts.text(&v.name, v.owner, &v.value)).collect();
         // A grid's pieces are values too: one `grid = piece@row:col` each.
         for g in &view.grids {
             for c in &g.cells {
-                values.extend(c.pieces.iter().map(|p| Rc::from(format!("{} = {}@{}:{}", g.name, p.id, c.row, c.col))));
+                values.extend(c.pieces.iter().map(|p| Text::new(format!("{} = {}@{}:{}", g.name, p.id, c.row, c.col))));
             }
         }
         let st = session.state();
@@ -317,7 +348,7 @@ fn names_hidden(
 ) -> Option<String> {
     let r = &session.game().rules;
     let st = session.state();
-    let mut values: Vec<&str> = now.values.difference(&told.shown).map(|v| &**v).collect();
+    let mut values: Vec<&str> = now.values.difference(&told.shown).map(|v| &*v.text).collect();
     values.sort();
     let new_events = &session.log()[seen_log..];
     let script_lines: Vec<&str> =
@@ -363,7 +394,7 @@ fn is_word(c: char) -> bool {
 /// searched for only in the texts that hold each of its words.
 struct Texts<'a> {
     texts: Vec<&'a str>,
-    /// Each word, with the texts it appears in (in order, possibly repeated).
+    /// Each word, with the texts it appears in (in order, each once).
     words: Map<&'a str, Vec<usize>>,
 }
 
@@ -373,7 +404,10 @@ impl<'a> Texts<'a> {
         let mut words: Map<&str, Vec<usize>> = Map::default();
         for (i, t) in texts.iter().enumerate() {
             for w in t.split(|c: char| !is_word(c)).filter(|w| !w.is_empty()) {
-                words.entry(w).or_default().push(i);
+                let holders = words.entry(w).or_default();
+                if holders.last() != Some(&i) {
+                    holders.push(i);
+                }
             }
         }
         Texts { texts, words }

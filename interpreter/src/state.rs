@@ -168,7 +168,7 @@ pub struct Components {
     pub list: Vec<Component>,
     /// Index by id.
     #[serde(skip)]
-    pub by_id: HashMap<String, u32>,
+    pub by_id: HashMap<String, u32, crate::value::NameHasher>,
 }
 
 /// The contents of one zone (of one owner).
