@@ -347,7 +347,7 @@ impl<'g> Session<'g> {
     /// Forgets what was computed from the state (derived vars): called first by every
     /// `&mut self` method, since each may change the state.
     fn changed(&mut self) {
-        self.derived = self.derived.next_state();
+        self.derived.next_state();
     }
 
     /// What a spectator sees (public information only).

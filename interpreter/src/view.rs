@@ -249,22 +249,20 @@ impl DerivedValues {
         value.clone()
     }
 
-    /// The values for the next state: none computed yet, those of this state and earlier
-    /// ones kept for when they still hold.
-    pub fn next_state(&mut self) -> DerivedValues {
-        let mut earlier = std::mem::take(&mut self.earlier);
-        if let Some(slots) = self.slots.take() {
-            earlier.resize_with(slots.len(), Vec::new);
-            for (var, owners) in slots.into_iter().enumerate() {
-                earlier[var].resize_with(owners.len(), || None);
-                for (owner, slot) in owners.into_iter().enumerate() {
-                    if let Some((_, Some(kept))) = slot.into_inner() {
-                        earlier[var][owner] = Some(kept);
-                    }
+    /// Moves on to the next state: no value computed in it yet, those of this state and
+    /// earlier ones kept for when they still hold. Nothing to do when nothing was computed.
+    pub fn next_state(&mut self) {
+        let Some(slots) = self.slots.take() else { return };
+        self.state = OnceLock::new();
+        self.earlier.resize_with(slots.len(), Vec::new);
+        for (var, owners) in slots.into_iter().enumerate() {
+            self.earlier[var].resize_with(owners.len(), || None);
+            for (owner, slot) in owners.into_iter().enumerate() {
+                if let Some((_, Some(kept))) = slot.into_inner() {
+                    self.earlier[var][owner] = Some(kept);
                 }
             }
         }
-        DerivedValues { earlier, ..DerivedValues::default() }
     }
 }
 
