@@ -6,29 +6,15 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rulebook::bot::{make_bot, BotSpec, SeatObservation};
 use rulebook::rng::GameRng;
-use rulebook::{load_game, Game, LoadOptions, Session};
+use rulebook::{Game, Session};
 use std::hint::black_box;
-use std::path::Path;
 
-#[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod common;
 
-/// The bundled games and player counts measured.
-const GAMES: &[(&str, usize)] = &[
-    ("goofspiel", 2),
-    ("flaschenteufel", 4),
-    ("adel-verpflichtet", 4),
-    ("mille-grazie", 3),
-    ("club-degli-spendaccioni", 4),
-];
+use common::{load, GAMES};
 
 /// Iterations of the measured decision.
 const ITERATIONS: u64 = 100;
-
-fn load(name: &str) -> Game {
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../games").join(name);
-    load_game(&folder, &LoadOptions::default()).game.unwrap_or_else(|| panic!("{name} loads"))
-}
 
 /// A tracked game after `decisions` random decisions, at a decision with more than one option.
 fn position(game: &Game, players: usize, decisions: usize) -> (Session<'_>, usize) {

@@ -6,52 +6,16 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use rulebook::rng::GameRng;
-use rulebook::{load_game, Game, LoadOptions, Session};
 use std::hint::black_box;
-use std::path::Path;
 
-#[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+mod common;
 
-/// The bundled games and player counts measured.
-const GAMES: &[(&str, usize)] = &[
-    ("goofspiel", 2),
-    ("flaschenteufel", 4),
-    ("adel-verpflichtet", 4),
-    ("mille-grazie", 3),
-    ("club-degli-spendaccioni", 4),
-];
-
-fn load(name: &str) -> Game {
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../games").join(name);
-    load_game(&folder, &LoadOptions::default()).game.unwrap_or_else(|| panic!("{name} loads"))
-}
-
-/// Plays `decisions` random decisions (or to the end) from a fresh quiet session.
-fn play(game: &Game, players: usize, decisions: usize) -> Session<'_> {
-    let mut s = game.start_quiet(players, 7).expect("starts");
-    let mut rng = GameRng::new(11);
-    for _ in 0..decisions {
-        if s.is_over() {
-            break;
-        }
-        step(&mut s, &mut rng);
-    }
-    s
-}
-
-/// One random bot step: the first seat to act picks among its options.
-fn step(s: &mut Session<'_>, rng: &mut GameRng) {
-    let p = s.first_to_act().expect("a seat must act");
-    let n = s.option_count(p);
-    s.apply_index(p, rng.below(n as u64) as usize).expect("legal");
-}
+use common::{load, mid_game, step, GAMES};
 
 fn bench(c: &mut Criterion) {
     for (name, players) in GAMES {
         let game = load(name);
-        let length = play(&game, *players, usize::MAX).history().len();
-        let mid = play(&game, *players, length / 2);
+        let mid = mid_game(&game, *players, false);
         let mut group = c.benchmark_group(format!("{name}_{players}p_mid_game"));
         group.bench_function("snapshot", |b| b.iter(|| black_box(mid.snapshot())));
         let saved = mid.snapshot();
