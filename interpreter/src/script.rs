@@ -218,6 +218,84 @@ pub fn rhai_only<T>(f: impl FnOnce() -> T) -> T {
 
 type ProgramCopies = PerThread<Option<crate::compiled::Program>>;
 
+/// Script files already parsed in this process: a game loaded again (`validate` loads each
+/// folder once per variant and per parameter bound, each with its own [`Scripts`]) reuses the
+/// parse of a file whose path and text it has seen. Every [`Scripts`] engine parses alike (the
+/// limits are set after the files are added), and a parsed file's functions are shared by its
+/// copies, so a copy costs a few reference counts.
+mod parsed {
+    use super::SyntaxError;
+    use crate::diag::Location;
+    use rhai::{Engine, AST};
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+    use std::sync::Mutex;
+
+    /// Files kept at most; past it the cache starts again (a server that reloads edited
+    /// files does not grow without bound).
+    const MAX_FILES: usize = 256;
+
+    static PARSED: Mutex<Option<HashMap<(PathBuf, String), AST>>> = Mutex::new(None);
+
+    /// The file parsed, its functions' source set to its path: from the cache, or parsed by
+    /// `engine` and kept. The lock is not held while parsing.
+    pub(super) fn get_or_parse(engine: &Engine, path: &Path, text: &str) -> Result<AST, SyntaxError> {
+        let key = (path.to_path_buf(), text.to_string());
+        if let Some(ast) = PARSED.lock().ok().and_then(|m| m.as_ref()?.get(&key).cloned()) {
+            return Ok(ast);
+        }
+        let mut ast = engine.compile(text).map_err(|e| SyntaxError {
+            message: e.0.to_string(),
+            location: Location {
+                file: path.to_path_buf(),
+                line: e.1.line().unwrap_or(1),
+                column: e.1.position().unwrap_or(1),
+            },
+        })?;
+        ast.set_source(path.display().to_string());
+        if let Ok(mut cache) = PARSED.lock() {
+            let files = cache.get_or_insert_with(HashMap::new);
+            if files.len() >= MAX_FILES {
+                files.clear();
+            }
+            files.insert(key, ast.clone());
+        }
+        Ok(ast)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn a_file_seen_before_is_not_parsed_again() {
+            let engine = Engine::new();
+            let (path, text) = (Path::new("cache-test/a.rhai"), "fn f(x) { x + 1 }");
+            let first = get_or_parse(&engine, path, text).expect("parses");
+            let again = get_or_parse(&engine, path, text).expect("parses");
+            assert!(std::sync::Arc::ptr_eq(first.shared_lib(), again.shared_lib()), "the second is the kept parse");
+            assert_eq!(again.source(), Some("cache-test/a.rhai"));
+            // Another path or another text is parsed afresh.
+            let elsewhere = get_or_parse(&engine, Path::new("cache-test/b.rhai"), text).expect("parses");
+            assert!(!std::sync::Arc::ptr_eq(first.shared_lib(), elsewhere.shared_lib()));
+            assert_eq!(elsewhere.source(), Some("cache-test/b.rhai"));
+            let edited = get_or_parse(&engine, path, "fn f(x) { x + 2 }").expect("parses");
+            assert!(!std::sync::Arc::ptr_eq(first.shared_lib(), edited.shared_lib()));
+        }
+
+        #[test]
+        fn a_syntax_error_is_reported_each_time() {
+            let engine = Engine::new();
+            let path = Path::new("cache-test/bad.rhai");
+            for _ in 0..2 {
+                let e = get_or_parse(&engine, path, "fn f( {").expect_err("does not parse");
+                assert_eq!(e.location.file, PathBuf::from("cache-test/bad.rhai"));
+                assert_eq!(e.location.line, 1);
+            }
+        }
+    }
+}
+
 /// A game's compiled scripts.
 pub struct Scripts {
     engine: Engine,
@@ -367,15 +445,7 @@ impl Scripts {
 
     /// Compiles one file and adds its functions, replacing same-named ones already added.
     pub fn add(&mut self, path: &Path, text: &str) -> Result<(), SyntaxError> {
-        let mut ast = self.engine.compile(text).map_err(|e| SyntaxError {
-            message: e.0.to_string(),
-            location: Location {
-                file: path.to_path_buf(),
-                line: e.1.line().unwrap_or(1),
-                column: e.1.position().unwrap_or(1),
-            },
-        })?;
-        ast.set_source(path.display().to_string());
+        let ast = parsed::get_or_parse(&self.engine, path, text)?;
         for f in ast.iter_functions() {
             self.files.insert(f.name.to_string(), path.to_path_buf());
         }

@@ -76,17 +76,17 @@ fn options_for(game: &rulebook::Game, options: &[(String, String)]) -> Vec<(Stri
     options.iter().filter(|(k, _)| game.rules.params.contains_key(k)).cloned().collect()
 }
 
-/// What loading reports about a folder (its files, every variant, the lints), and the setups
-/// the smoke playouts then play: the game and each variant with the `--option` values they
-/// declare, then (with `extremes`) the game with each integer parameter at its declared
-/// minimum and maximum.
-fn load_all(folder: &Path, options: &[(String, String)], extremes: bool) -> (Vec<Diagnostic>, Vec<Setup>) {
+/// What loading reports about a folder (its files, every variant, the lints), the setups the
+/// smoke playouts then play (the game, then each variant, with the `--option` values they
+/// declare), and (with `extremes`) the parameter bounds still to load: each integer
+/// parameter at its declared minimum and maximum.
+fn load_all(folder: &Path, options: &[(String, String)], extremes: bool) -> (Vec<Diagnostic>, Vec<Setup>, Vec<Bound>) {
     let declared = load_game(folder, &LoadOptions::default());
-    let Some(plain) = declared.game else { return (declared.diagnostics, Vec::new()) };
+    let Some(plain) = declared.game else { return (declared.diagnostics, Vec::new(), Vec::new()) };
     let base_options = options_for(&plain, options);
     let base = load_game(folder, &LoadOptions { variants: vec![], options: base_options.clone() });
     let mut diags = base.diagnostics;
-    let Some(game) = base.game else { return (diags, Vec::new()) };
+    let Some(game) = base.game else { return (diags, Vec::new(), Vec::new()) };
     diags.extend(rulebook::lint::lint(&game));
     let mut setups = Vec::new();
     for v in &game.rules.available_variants {
@@ -107,30 +107,47 @@ fn load_all(folder: &Path, options: &[(String, String)], extremes: bool) -> (Vec
             setups.push(Setup { variants: vec![v.name.clone()], options: v_options, leak_check: true, game: g });
         }
     }
-    if extremes {
-        for (key, param) in &game.rules.params {
-            for bound in [param.min, param.max].into_iter().flatten() {
-                let value = bound.to_string();
-                if base_options.iter().any(|(k, _)| k == key) || param.value.to_string() == value {
-                    continue;
-                }
-                let mut opts = base_options.clone();
-                opts.push((key.clone(), value.clone()));
-                let loaded = load_game(folder, &LoadOptions { variants: vec![], options: opts.clone() });
-                // A bound the game's own `[game] checks` refuse (E0319) is the game saying no
-                // on purpose, not a fault of the range.
-                for mut d in loaded.diagnostics.into_iter().filter(|d| d.is_error() && d.code != "E0319") {
-                    d.message = format!("with --option {key}={value} (its declared bound): {}", d.message);
-                    diags.push(d);
-                }
-                if let Some(g) = loaded.game {
-                    setups.push(Setup { variants: vec![], options: opts, leak_check: false, game: g });
-                }
+    let mut bounds = Vec::new();
+    for (key, param) in game.rules.params.iter().filter(|_| extremes) {
+        for bound in [param.min, param.max].into_iter().flatten() {
+            let value = bound.to_string();
+            if base_options.iter().any(|(k, _)| k == key) || param.value.to_string() == value {
+                continue;
             }
+            let mut options = base_options.clone();
+            options.push((key.clone(), value.clone()));
+            bounds.push(Bound { key: key.clone(), value, options });
         }
     }
     setups.insert(0, Setup { variants: Vec::new(), options: base_options, leak_check: true, game });
-    (diags, setups)
+    (diags, setups, bounds)
+}
+
+/// One integer parameter at one of its declared bounds, with the `--option` values besides.
+struct Bound {
+    key: String,
+    value: String,
+    /// Every `--option` the game is loaded with, this bound last.
+    options: Vec<(String, String)>,
+}
+
+/// Loads a folder with one parameter at its bound: what it reports, and the setup that
+/// checks the range plays.
+fn load_bound(folder: &Path, bound: Bound) -> (Vec<Diagnostic>, Option<Setup>) {
+    let Bound { key, value, options } = bound;
+    let loaded = load_game(folder, &LoadOptions { variants: vec![], options: options.clone() });
+    // A bound the game's own `[game] checks` refuse (E0319) is the game saying no on purpose,
+    // not a fault of the range.
+    let diags = loaded
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.is_error() && d.code != "E0319")
+        .map(|mut d| {
+            d.message = format!("with --option {key}={value} (its declared bound): {}", d.message);
+            d
+        })
+        .collect();
+    (diags, loaded.game.map(|game| Setup { variants: vec![], options, leak_check: false, game }))
 }
 
 /// The seed of smoke playout `i` (the leak check plays playout 0's game).
@@ -239,8 +256,8 @@ fn report(found: impl IntoIterator<Item = Found>) -> Vec<Diagnostic> {
     leak.into_iter().collect()
 }
 
-/// Every diagnostic of each folder, in folder order: loading is quick and done in turn; the
-/// smoke playouts and leak checks of every setup and player count run as separate tasks on
+/// Every diagnostic of each folder, in folder order: the folders load on `jobs` threads, then
+/// each parameter bound of every folder; the smoke playouts and leak checks of every setup and player count run as separate tasks on
 /// `jobs` threads, the costliest first (the report is the same for any number).
 fn check_all(folders: &[PathBuf], args: &ValidateArgs) -> Vec<Vec<Diagnostic>> {
     let (playouts, jobs) = (args.playouts, args.jobs.unwrap_or_else(default_jobs));
@@ -251,11 +268,28 @@ fn check_all(folders: &[PathBuf], args: &ValidateArgs) -> Vec<Vec<Diagnostic>> {
         .build()
         .ok()
         .filter(|_| jobs > 1);
-    let loaded: Vec<(Vec<Diagnostic>, Vec<Setup>)> = match &pool {
+    let loaded: Vec<(Vec<Diagnostic>, Vec<Setup>, Vec<Bound>)> = match &pool {
         Some(pool) => pool.install(|| folders.par_iter().map(load).collect()),
         None => folders.iter().map(load).collect(),
     };
-    let (mut out, setups): (Vec<Vec<Diagnostic>>, Vec<Vec<Setup>>) = loaded.into_iter().unzip();
+    // The parameter bounds load as tasks of their own: one folder may have many.
+    let mut out = Vec::new();
+    let mut setups = Vec::new();
+    let mut bounds = Vec::new();
+    for (fi, (diags, folder_setups, folder_bounds)) in loaded.into_iter().enumerate() {
+        out.push(diags);
+        setups.push(folder_setups);
+        bounds.extend(folder_bounds.into_iter().map(|b| (fi, b)));
+    }
+    let load_bound = |(fi, b): (usize, Bound)| (fi, load_bound(&folders[fi], b));
+    let loaded_bounds: Vec<_> = match &pool {
+        Some(pool) => pool.install(|| bounds.into_par_iter().map(load_bound).collect()),
+        None => bounds.into_iter().map(load_bound).collect(),
+    };
+    for (fi, (diags, setup)) in loaded_bounds {
+        out[fi].extend(diags);
+        setups[fi].extend(setup);
+    }
     // One group per folder, setup and player count; one task per part of a group, in report
     // order.
     let groups: Vec<(usize, &Setup, usize)> = setups
