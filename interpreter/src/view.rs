@@ -272,8 +272,8 @@ impl View {
     pub fn build(game: &Game, st: &State, derived: &DerivedValues, viewer: Option<usize>) -> View {
         let r = &game.rules;
         let card = |idx: u32| st.components.list[idx as usize].card_view().clone();
-        let in_play = |name: &str| !st.out_of_play.iter().any(|n| n == name);
-        let mut zones = Vec::new();
+        let in_play = |name: &str| st.out_of_play.is_empty() || !st.out_of_play.iter().any(|n| n == name);
+        let mut zones = Vec::with_capacity(st.zones.iter().map(Vec::len).sum());
         for (zi, z) in r.zones.iter().enumerate().filter(|(_, z)| in_play(&z.name)) {
             for (o, slot) in st.zones[zi].iter().enumerate() {
                 let vis = st.visibility(r, zi, o);
@@ -281,10 +281,15 @@ impl View {
                 let card = |idx: u32| st.components.list[idx as usize].card_view_in(zi).clone();
                 let mut places = Vec::new();
                 let (count, cards) = if sees_all(vis, z.per_player, o, viewer) {
-                    let mut ids = slot.cards.clone();
-                    if !z.ordered {
-                        ids.sort_unstable();
-                    }
+                    // An unordered zone shows its cards in component order.
+                    let mut sorted = Vec::new();
+                    let ids: &[u32] = if z.ordered {
+                        &slot.cards
+                    } else {
+                        sorted.extend_from_slice(&slot.cards);
+                        sorted.sort_unstable();
+                        &sorted
+                    };
                     if let Some((template, from_top)) = &z.places {
                         let capacity = z.capacity.as_ref().map_or(0, |c| c.get(&r.params, st.players).max(0) as usize);
                         let n = capacity.max(ids.len()).min(MAX_PLACES);
@@ -298,7 +303,7 @@ impl View {
                             })
                             .collect();
                     }
-                    (Some(slot.cards.len()), ids.into_iter().map(card).collect())
+                    (Some(slot.cards.len()), ids.iter().map(|c| card(*c)).collect())
                 } else {
                     match vis {
                         Visibility::Top => {
@@ -311,7 +316,7 @@ impl View {
                 zones.push(ZoneView { name: z.name.clone(), owner, count, cards, places });
             }
         }
-        let mut tracks = Vec::new();
+        let mut tracks = Vec::with_capacity(st.tracks.iter().map(Vec::len).sum());
         for (ti, t) in r.tracks.iter().enumerate().filter(|(_, t)| in_play(&t.name)) {
             for (o, v) in st.tracks[ti].iter().enumerate() {
                 if sees_all(t.visible, t.per_player, o, viewer) {
@@ -326,7 +331,7 @@ impl View {
                 }
             }
         }
-        let mut vars = Vec::new();
+        let mut vars = Vec::with_capacity(st.vars.iter().map(Vec::len).sum());
         let mut errors = Vec::new();
         for (vi, v) in r.vars.iter().enumerate().filter(|(_, v)| in_play(&v.name)) {
             for (o, val) in st.vars[vi].iter().enumerate() {
