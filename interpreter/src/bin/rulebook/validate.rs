@@ -268,83 +268,69 @@ fn report(found: impl IntoIterator<Item = Found>) -> Vec<Diagnostic> {
     leak.into_iter().collect()
 }
 
-/// Every diagnostic of each folder, in folder order: the folders load on `jobs` threads, then
-/// each parameter bound of every folder; the smoke playouts and leak checks of every setup and player count run as separate tasks on
-/// `jobs` threads, the costliest first (the report is the same for any number).
+/// Every diagnostic of each folder, in folder order. The folders are checked side by side on
+/// `jobs` threads, and within each folder its parameter bounds load and its parts run as
+/// tasks of their own, so that a thread done with one folder takes work from another (the
+/// report is the same for any number).
 fn check_all(folders: &[PathBuf], args: &ValidateArgs) -> Vec<Vec<Diagnostic>> {
-    let (playouts, jobs) = (args.playouts, args.jobs.unwrap_or_else(default_jobs));
-    let load = |f: &PathBuf| load_all(f, &args.options, !args.no_extremes);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
-        .stack_size(rulebook::script::SCRIPT_STACK_BYTES)
-        .build()
-        .ok()
-        .filter(|_| jobs > 1);
-    let loaded: Vec<(Vec<Diagnostic>, Vec<Setup>, Vec<Bound>)> = match &pool {
-        Some(pool) => pool.install(|| folders.par_iter().map(load).collect()),
-        None => folders.iter().map(load).collect(),
+    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
+    // A pool even for one thread: the scripts get the stack they need.
+    let pool =
+        rayon::ThreadPoolBuilder::new().num_threads(jobs).stack_size(rulebook::script::SCRIPT_STACK_BYTES).build();
+    let check = |f: &PathBuf| check_folder(f, args);
+    let (out, setups): (Vec<Vec<Diagnostic>>, Vec<Vec<Setup>>) = match pool {
+        Ok(pool) => pool.install(|| folders.par_iter().map(check).unzip()),
+        Err(_) => folders.iter().map(check).unzip(),
     };
-    // The parameter bounds load as tasks of their own: one folder may have many.
-    let mut out = Vec::new();
-    let mut setups = Vec::new();
-    let mut bounds = Vec::new();
-    for (fi, (diags, folder_setups, folder_bounds)) in loaded.into_iter().enumerate() {
-        out.push(diags);
-        setups.push(folder_setups);
-        bounds.extend(folder_bounds.into_iter().map(|b| (fi, b)));
+    // Freeing every loaded game took a twentieth of the run, after everything else: a thread
+    // of its own frees them while the report is printed (the process does not wait for it).
+    std::thread::spawn(move || drop(setups));
+    out
+}
+
+/// Every diagnostic of one folder, and the setups it was played in: loads it, then each of its
+/// parameter bounds, then runs the smoke playouts and leak checks of every setup and player
+/// count as separate tasks, the costliest first.
+fn check_folder(folder: &Path, args: &ValidateArgs) -> (Vec<Diagnostic>, Vec<Setup>) {
+    let (mut out, mut setups, bounds) = load_all(folder, &args.options, !args.no_extremes);
+    let loaded: Vec<(Vec<Diagnostic>, Option<Setup>)> = bounds.into_par_iter().map(|b| load_bound(folder, b)).collect();
+    for (diags, setup) in loaded {
+        out.extend(diags);
+        setups.extend(setup);
     }
-    let load_bound = |(fi, b): (usize, Bound)| (fi, load_bound(&folders[fi], b));
-    let loaded_bounds: Vec<_> = match &pool {
-        Some(pool) => pool.install(|| bounds.into_par_iter().map(load_bound).collect()),
-        None => bounds.into_iter().map(load_bound).collect(),
-    };
-    for (fi, (diags, setup)) in loaded_bounds {
-        out[fi].extend(diags);
-        setups[fi].extend(setup);
-    }
-    // One group per folder, setup and player count; one task per part of a group, in report
-    // order.
-    let groups: Vec<(usize, &Setup, usize)> = setups
-        .iter()
-        .enumerate()
-        .flat_map(|(fi, setups)| setups.iter().flat_map(move |s| player_counts(s).into_iter().map(move |p| (fi, s, p))))
-        .collect();
+    // One group per setup and player count; one task per part of a group, in report order.
+    let groups: Vec<(&Setup, usize)> =
+        setups.iter().flat_map(|s| player_counts(s).into_iter().map(move |p| (s, p))).collect();
     let tasks: Vec<(usize, Part)> = groups
         .iter()
         .enumerate()
-        .flat_map(|(gi, (_, s, _))| parts(s, playouts).into_iter().map(move |p| (gi, p)))
+        .flat_map(|(gi, (s, _))| parts(s, args.playouts).into_iter().map(move |p| (gi, p)))
         .collect();
     // Run long tasks first, so that no thread is left with one at the end while the others
     // idle: a leak check costs a few playouts, and a game grows with its players.
-    let cost = |(gi, part): &(usize, Part)| groups[*gi].2 * if matches!(part, Part::LeakCheck) { 4 } else { 1 };
+    let cost = |(gi, part): &(usize, Part)| groups[*gi].1 * if matches!(part, Part::LeakCheck) { 4 } else { 1 };
     let mut by_cost: Vec<usize> = (0..tasks.len()).collect();
     by_cost.sort_by_key(|k| std::cmp::Reverse(cost(&tasks[*k])));
     let run = |k: &usize| {
         let (gi, part) = tasks[*k];
-        let (fi, setup, players) = groups[gi];
-        run_part(&folders[fi], setup, players, part)
+        let (setup, players) = groups[gi];
+        run_part(folder, setup, players, part)
     };
-    let found: Vec<Found> = match &pool {
-        Some(pool) => pool.install(|| by_cost.par_iter().map(run).collect()),
-        None => by_cost.iter().map(run).collect(),
-    };
+    let found: Vec<Found> = by_cost.par_iter().map(run).collect();
     let mut in_order: Vec<Option<Found>> = (0..tasks.len()).map(|_| None).collect();
     for (k, f) in by_cost.into_iter().zip(found) {
         in_order[k] = Some(f);
     }
     let mut results = tasks.iter().map(|(gi, _)| *gi).zip(in_order).peekable();
-    for (gi, (fi, _, _)) in groups.iter().enumerate() {
+    for gi in 0..groups.len() {
         let mut found = Vec::new();
         while let Some((_, f)) = results.next_if(|(g, _)| *g == gi) {
             found.extend(f);
         }
-        out[*fi].extend(report(found));
+        out.extend(report(found));
     }
-    // Freeing every loaded game took a twentieth of the run, after everything else: a thread
-    // of its own frees them while the report is printed (the process does not wait for it).
     drop(groups);
-    std::thread::spawn(move || drop(setups));
-    out
+    (out, setups)
 }
 
 /// Where a diagnostic about a whole setup points: the start of its game file.
