@@ -669,9 +669,14 @@ impl Rules {
 
     /// A data table as a script value (a copy of one made once).
     pub(crate) fn script_table(&self, name: &str) -> Option<rhai::Dynamic> {
+        self.with_script_table(name, rhai::Dynamic::clone)
+    }
+
+    /// Runs `f` on data table `name` as a script value (made once), without copying it.
+    pub(crate) fn with_script_table<T>(&self, name: &str, f: impl FnOnce(&rhai::Dynamic) -> T) -> Option<T> {
         let tables = crate::per_thread::this_thread(&self.script_tables)
             .get_or_init(|| self.tables.iter().map(|(k, v)| (k.clone(), v.to_dynamic())).collect());
-        tables.get(name).cloned()
+        tables.get(name).map(f)
     }
 
     /// Zone index by name.

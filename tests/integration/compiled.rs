@@ -96,3 +96,65 @@ fn a_new_profile_forgets_the_calls_counted_before() {
     play_one(&game, 3, 0, 1, &bots).expect("plays");
     assert_eq!(calls(&game), first, "the same game makes the same calls");
 }
+
+/// dice-bid with a data table and `roll` replaced by `body`, in a folder of its own.
+fn dice_bid_with_table(tag: &str, body: &str) -> (std::path::PathBuf, rulebook::Game) {
+    let dir = std::env::temp_dir().join(format!("rulebook-compiled-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixture = crate::root().join("tests/fixtures/dice-bid");
+    let toml = std::fs::read_to_string(fixture.join("game.toml")).unwrap()
+        + "\n[tables.t]\nname = \"prizes\"\nrows = [{ id = \"a\", n = [1, 2] }, { id = \"b\", n = [3] }]\nby = { x = { y = 5 } }\n";
+    std::fs::write(dir.join("game.toml"), toml).unwrap();
+    let rules = std::fs::read_to_string(fixture.join("rules.rhai")).unwrap();
+    let changed = rules.replace("fn roll(game) {\n", &format!("fn roll(game) {{\n{body}\n"));
+    assert_ne!(changed, rules, "the fixture's `roll` is where the body goes");
+    std::fs::write(dir.join("rules.rhai"), changed).unwrap();
+    let game = rulebook::load_game(&dir, &rulebook::LoadOptions::default()).game.expect("loads");
+    (dir, game)
+}
+
+#[test]
+fn reading_part_of_a_table_is_what_rhai_reads() {
+    // `game.table(t)` followed by properties and indexes reads the part in place (no copy of
+    // the whole table): the same values, a copy the script may change, `()` for a missing
+    // last entry, as Rhai gives them.
+    let body = r#"
+    let part = game.table("t").rows[1].n;
+    part.push(9);
+    let missing = game.table("t").by.missing;
+    game.log(`${game.table("t").name} ${game.table("t").rows[0].id} ${game.table("t")["rows"][-1].n[0]} ${part.len()} ${part[1]} ${game.table("t").by.x.y} ${type_of(missing)} ${game.table("t").rows.len()} ${game.table("t").rows[1].n.len()}`);
+"#;
+    let (dir, game) = dice_bid_with_table("table-read", body);
+    let log = |g: &rulebook::Game| g.start(2, 1).map(|s| s.log_for(None).join("\n")).map_err(|e| e.to_string());
+    let compiled = log(&game);
+    let program = game.scripts.program().expect("compiled scripts are on");
+    assert!(program.coverage().1.is_empty(), "every function is compiled: {:?}", program.coverage().1);
+    assert_eq!(program.give_ups(), vec![], "`roll` ran compiled to its end");
+    let interpreted = rulebook::script::rhai_only(|| log(&game));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(compiled, interpreted);
+    let compiled = compiled.expect("plays");
+    // The copy grew (9 added), the table did not (its `n` still holds one number).
+    assert!(compiled.contains("prizes a 3 2 9 5 () 2 1"), "{compiled}");
+}
+
+#[test]
+fn a_bad_read_of_a_table_fails_as_in_rhai() {
+    for (i, read) in [
+        "game.table(\"t\").rows[5].id",
+        "game.table(\"t\").missing.n",
+        "game.table(\"nope\").rows",
+        "game.table(\"t\").name[0].x",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (dir, game) = dice_bid_with_table(&format!("table-bad-{i}"), &format!("    let x = {read};"));
+        let compiled = game.start(2, 1).err().map(|e| e.to_string());
+        let interpreted = rulebook::script::rhai_only(|| game.start(2, 1).err().map(|e| e.to_string()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(compiled.is_some(), "`{read}` fails");
+        assert_eq!(compiled, interpreted, "`{read}`");
+    }
+}

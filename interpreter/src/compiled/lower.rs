@@ -4,6 +4,7 @@
 use super::natives::{invoke, Native, NativeTable};
 use super::ops::{self, bail};
 use super::{bailed, call_index, call_pointer, Code, Rt, Stop, R};
+use crate::script::GameHandle;
 use rhai::{
     ASTFlags, ASTNode, BinaryExpr, Dynamic, Expr, FnArgsVec, FnCallExpr, FnPtr, ImmutableString, OpAssignment, Stmt,
     Token, INT,
@@ -33,6 +34,13 @@ enum Link {
         args: usize,
         natives: Option<Vec<Native>>,
     },
+}
+
+impl Link {
+    /// Whether the link reads a property or an element (no method to call on the way).
+    fn reads_in_place(&self) -> bool {
+        matches!(self, Link::Index | Link::Prop { .. })
+    }
 }
 
 /// A remembered position (of a property among a component's properties).
@@ -1118,6 +1126,30 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             }
             bail()
         }
+        Link::Method { name, args: 1, natives: Some(_) }
+            if name == "table"
+                && cur.is::<GameHandle>()
+                && rest.iter().all(Link::reads_in_place)
+                && !rest.is_empty() =>
+        {
+            // `game.table(t)` and then properties and indexes: the part of the table the chain
+            // ends at is copied, not the whole table first.
+            let table = next(vals, at)?.into_immutable_string().map_err(|_| bailed())?;
+            let handle = cur.read_lock::<GameHandle>().ok_or_else(|| bailed())?;
+            let part = handle.with(|r, _| {
+                crate::reads::note_rules_only();
+                // Rhai checks the sizes of the copy the call would make: so is the table.
+                Ok(r.with_script_table(&table, |t| {
+                    if ops::too_big(rt, t) {
+                        bail()
+                    } else {
+                        walk_ref(rt, t, rest, vals, at)
+                    }
+                }))
+            });
+            // An unknown table: Rhai reports it.
+            part.ok().flatten().unwrap_or_else(bail)
+        }
         Link::Method { name, args, natives } => {
             let mut margs = rt.vec();
             for _ in 0..*args {
@@ -1126,6 +1158,45 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             let v = method(rt, name, natives.as_deref(), cur, margs)?;
             walk_owned(rt, v, rest, vals, at)
         }
+    }
+}
+
+/// Like [`walk`] from a value read in place (a data table): follows properties and indexes
+/// only, and copies the value at the end.
+fn walk_ref(rt: &mut Rt, cur: &Dynamic, links: &[Link], vals: &mut [Dynamic], at: &mut usize) -> R<Dynamic> {
+    let Some((first, rest)) = links.split_first() else {
+        return Ok(cur.clone());
+    };
+    match first {
+        Link::Index if cur.is_array() => {
+            let i = next(vals, at)?.as_int().map_err(|_| bailed())?;
+            let a = cur.as_array_ref().map_err(|_| bailed())?;
+            let i = ops::array_index(a.len(), i)?;
+            walk_ref(rt, &a[i], rest, vals, at)
+        }
+        Link::Index if cur.is_map() => {
+            let key = next(vals, at)?.into_immutable_string().map_err(|_| bailed())?;
+            map_entry_ref(rt, cur, &key, rest, vals, at)
+        }
+        Link::Prop { name, .. } if cur.is_map() => map_entry_ref(rt, cur, name, rest, vals, at),
+        _ => bail(),
+    }
+}
+
+/// A map's entry (`()` if it has none), read in place: [`map_entry`] for [`walk_ref`].
+fn map_entry_ref(
+    rt: &mut Rt,
+    cur: &Dynamic,
+    key: &str,
+    rest: &[Link],
+    vals: &mut [Dynamic],
+    at: &mut usize,
+) -> R<Dynamic> {
+    let m = cur.as_map_ref().map_err(|_| bailed())?;
+    match m.get(key) {
+        Some(v) => walk_ref(rt, v, rest, vals, at),
+        None if rest.is_empty() => Ok(Dynamic::UNIT),
+        None => bail(),
     }
 }
 

@@ -287,6 +287,13 @@ impl Program {
         let left = self.funcs.iter().filter_map(|f| f.why.as_ref().map(|w| (f.name.clone(), w.clone()))).collect();
         (compiled, left)
     }
+
+    /// Each function whose compiled runs gave up (Rhai then ran the transaction again), with
+    /// how many did: a test reads it to know that a function ran compiled.
+    pub fn give_ups(&self) -> Vec<(String, u32)> {
+        let counted = self.funcs.iter().map(|f| (f.name.clone(), f.bails.load(Ordering::Relaxed)));
+        counted.filter(|(_, n)| *n > 0).collect()
+    }
 }
 
 impl Drop for Program {
