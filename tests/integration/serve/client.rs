@@ -175,6 +175,10 @@ impl Client {
                 Ok(_) => continue,
                 Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => return None,
                 Err(tungstenite::Error::Io(e)) if e.kind() == std::io::ErrorKind::ConnectionReset => return None,
+                // A connection the server cut off (a flood) may end without a close frame.
+                Err(tungstenite::Error::Protocol(tungstenite::error::ProtocolError::ResetWithoutClosingHandshake)) => {
+                    return None
+                }
                 Err(e) => panic!("websocket: {e}"),
             }
         }
