@@ -272,7 +272,7 @@ impl View {
     pub fn build(game: &Game, st: &State, derived: &DerivedValues, viewer: Option<usize>) -> View {
         let r = &game.rules;
         let card = |idx: u32| st.components.list[idx as usize].card_view().clone();
-        let in_play = |name: &str| st.out_of_play.is_empty() || !st.out_of_play.iter().any(|n| n == name);
+        let in_play = |name: &str| !st.out_of_play.iter().any(|n| n == name);
         let mut zones = Vec::with_capacity(st.zones.iter().map(Vec::len).sum());
         for (zi, z) in r.zones.iter().enumerate().filter(|(_, z)| in_play(&z.name)) {
             for (o, slot) in st.zones[zi].iter().enumerate() {
