@@ -1,9 +1,10 @@
 //! Lowering one script function from Rhai's AST to closures. Anything not handled here makes
 //! the function Rhai's ([`Lower::function`] returns why).
 
+use super::lend::Lend;
 use super::natives::{invoke, Native, NativeTable};
 use super::ops::{self, bail};
-use super::{bailed, call_index, call_pointer, Code, Rt, Stop, R};
+use super::{bailed, call_index, call_lending, call_pointer, Code, Rt, Stop, R};
 use crate::script::GameHandle;
 use rhai::{
     ASTFlags, ASTNode, BinaryExpr, Dynamic, Expr, FnArgsVec, FnCallExpr, FnPtr, ImmutableString, OpAssignment, Stmt,
@@ -111,6 +112,10 @@ pub(super) struct Lower<'p> {
     /// Variables whose one read in the expression being lowered is their last: the value is
     /// moved out instead of copied (see [`Lower::expr_last`]).
     last_reads: Vec<ImmutableString>,
+    /// For each script function, what a caller may lend each parameter (see `lend`).
+    lendable: &'p [Vec<Lend>],
+    /// This function's parameters that callers may lend: never moved out of their slots.
+    lent_params: Vec<ImmutableString>,
 }
 
 impl<'p> Lower<'p> {
@@ -118,6 +123,7 @@ impl<'p> Lower<'p> {
         index: &'p HashMap<String, Vec<(usize, usize)>>,
         natives: &'p NativeTable,
         switch_ok: bool,
+        lendable: &'p [Vec<Lend>],
     ) -> Self {
         Lower {
             index,
@@ -128,6 +134,8 @@ impl<'p> Lower<'p> {
             callees: Vec::new(),
             unchecked_push: Vec::new(),
             last_reads: Vec::new(),
+            lendable,
+            lent_params: Vec::new(),
         }
     }
 
@@ -141,8 +149,11 @@ impl<'p> Lower<'p> {
         self.callees.clone()
     }
 
-    /// The whole function: its parameters are slots `0..n`.
-    pub(super) fn function(&mut self, params: &[ImmutableString], body: &[Stmt]) -> U<Code> {
+    /// The whole function: its parameters are slots `0..n`; those `lent` says may hold a
+    /// caller's variable, which must be there unchanged when the call ends.
+    pub(super) fn function(&mut self, params: &[ImmutableString], lent: &[Lend], body: &[Stmt]) -> U<Code> {
+        self.lent_params =
+            params.iter().zip(lent).filter(|(_, l)| **l != Lend::Nothing).map(|(p, _)| p.clone()).collect();
         self.scope = params.iter().cloned().zip(0..).collect();
         self.slots = params.len();
         self.block_ending(body, true)
@@ -274,7 +285,9 @@ impl<'p> Lower<'p> {
     /// the function's last value): a variable it reads once, outside any loop, is moved out of
     /// its slot instead of copied (a function ending `out` hands its list over).
     fn expr_last(&mut self, e: &Expr) -> U<Code> {
-        let outer = std::mem::replace(&mut self.last_reads, read_once(e));
+        let mut once = read_once(e);
+        once.retain(|v| !self.lent_params.contains(v));
+        let outer = std::mem::replace(&mut self.last_reads, once);
         let code = self.expr(e);
         self.last_reads = outer;
         code
@@ -847,17 +860,11 @@ impl<'p> Lower<'p> {
             }
             _ => {}
         }
-        let args = f.args.iter().map(|a| self.expr(a)).collect::<U<Vec<_>>>()?;
         if let Some(idx) = self.script_fn(&name, n) {
             self.callees.push(idx);
-            return Ok(Box::new(move |s, rt| {
-                let mut vals = rt.vec();
-                for a in &args {
-                    vals.push(a(s, rt)?);
-                }
-                call_index(rt, idx, vals)
-            }));
+            return self.script_call(idx, &f.args);
         }
+        let args = f.args.iter().map(|a| self.expr(a)).collect::<U<Vec<_>>>()?;
         if n == 0 || (!self.natives.has(&name, n) && !STANDARD.contains(&name.as_str())) {
             return Err(format!("function `{name}` with {n} arguments is not one compiled code calls"));
         }
@@ -881,6 +888,85 @@ impl<'p> Lower<'p> {
                 }
             }
         }))
+    }
+
+    /// A call of script function `idx`. A variable passed where the function only reads its
+    /// parameter (and named by no other argument) is lent: moved into the call and back.
+    fn script_call(&mut self, idx: usize, arg_exprs: &[Expr]) -> U<Code> {
+        let mut args = Vec::with_capacity(arg_exprs.len());
+        let mut lent = Vec::new();
+        let mut handles_only = Vec::new();
+        for (k, a) in arg_exprs.iter().enumerate() {
+            match self.lendable_variable(idx, k, arg_exprs) {
+                Some((slot, what)) => {
+                    lent.push((k, slot));
+                    handles_only.push(what == Lend::Handle);
+                    args.push(None);
+                }
+                None => args.push(Some(self.expr(a)?)),
+            }
+        }
+        if lent.is_empty() {
+            let args: Vec<Code> = args.into_iter().flatten().collect();
+            return Ok(Box::new(move |s, rt| {
+                let mut vals = rt.vec();
+                for a in &args {
+                    vals.push(a(s, rt)?);
+                }
+                call_index(rt, idx, vals)
+            }));
+        }
+        Ok(Box::new(move |s, rt| {
+            let mut vals = rt.vec();
+            for a in &args {
+                vals.push(match a {
+                    Some(a) => a(s, rt)?,
+                    None => Dynamic::UNIT,
+                });
+            }
+            // Taken once every other argument is made, so that nothing runs in between. A
+            // shared or constant value is copied, as Rhai would, and so is any value but a
+            // handle where the function may change it.
+            let copied = |(&(_, slot), &handle_only): (&(usize, usize), &bool)| {
+                let v: &Dynamic = &s[slot];
+                v.is_shared() || v.is_read_only() || (handle_only && !is_handle(v))
+            };
+            if lent.iter().zip(&handles_only).any(copied) {
+                for &(k, slot) in &lent {
+                    vals[k] = s[slot].clone();
+                }
+                return call_index(rt, idx, vals);
+            }
+            for &(k, slot) in &lent {
+                vals[k] = std::mem::take(&mut s[slot]);
+            }
+            call_lending(rt, idx, vals, s, &lent)
+        }))
+    }
+
+    /// The slot of argument `k` of a call of `idx` if it may be lent, and what it may be lent:
+    /// a local variable, not read for the last time here (it then moves), named by no other
+    /// argument, passed where the function does not change its parameter.
+    fn lendable_variable(&self, idx: usize, k: usize, args: &[Expr]) -> Option<(usize, Lend)> {
+        let Expr::Variable(v, ..) = &args[k] else {
+            return None;
+        };
+        let name = &v.1;
+        let what = self.lendable.get(idx).and_then(|l| l.get(k)).copied().unwrap_or(Lend::Nothing);
+        let named_elsewhere = args.iter().enumerate().any(|(j, a)| {
+            j != k && {
+                let mut found = false;
+                a.walk(&mut Vec::new(), &mut |nodes: &[ASTNode]| {
+                    found |= matches!(nodes.last(), Some(ASTNode::Expr(Expr::Variable(w, ..))) if w.1 == *name);
+                    !found
+                });
+                found
+            }
+        });
+        if what == Lend::Nothing || named_elsewhere || self.last_reads.contains(name) {
+            return None;
+        }
+        Some((self.lookup(name)?, what))
     }
 
     /// `x == "text"` or `x != "text"`: a string compared in place (the constant is not copied
@@ -942,6 +1028,12 @@ impl<'p> Lower<'p> {
             _ => Err(format!("operator `{name}`")),
         }
     }
+}
+
+/// Whether a value is one of the engine's handles, whose methods never change the handle itself
+/// (see `lend`).
+fn is_handle(v: &Dynamic) -> bool {
+    v.is::<GameHandle>() || v.is::<crate::api::component::ComponentHandle>()
 }
 
 /// Standard-library functions that [`ops::standard`] (or [`method`]) runs itself.

@@ -10,6 +10,7 @@
 //! transaction again with Rhai alone (see `script::Transaction`), so games, errors and their
 //! messages are Rhai's in every case.
 
+mod lend;
 mod lower;
 mod natives;
 mod ops;
@@ -166,12 +167,21 @@ impl Program {
             }
         }
         let switch_hash_ok = lower::switch_hash_matches_rhai();
+        let is_script_fn = |name: &str, n: usize| index.get(name).is_some_and(|fs| fs.iter().any(|(a, _)| *a == n));
+        let lendable: Vec<Vec<lend::Lend>> = defs
+            .iter()
+            .map(|(_, params, body)| match body {
+                Some(stmts) => lend::lendable_params(params, stmts, &is_script_fn),
+                None => vec![lend::Lend::Nothing; params.len()],
+            })
+            .collect();
         let funcs = defs
             .iter()
-            .map(|(name, params, body)| {
-                let mut l = lower::Lower::new(&index, &natives, switch_hash_ok);
+            .zip(&lendable)
+            .map(|((name, params, body), lent)| {
+                let mut l = lower::Lower::new(&index, &natives, switch_hash_ok, &lendable);
                 let compiled = match body {
-                    Some(stmts) => l.function(params, stmts),
+                    Some(stmts) => l.function(params, lent, stmts),
                     None => Err("a method for a type (`this`) or an unreadable body".to_string()),
                 };
                 let (body, why) = match compiled {
@@ -318,6 +328,19 @@ pub fn debugging() -> bool {
 
 /// Calls script function `idx` with these arguments.
 pub(crate) fn call_index(rt: &mut Rt, idx: usize, args: Vec<Dynamic>) -> R<Dynamic> {
+    call_lending(rt, idx, args, &mut [], &[])
+}
+
+/// Calls script function `idx` with these arguments, of which those at the positions `lent`
+/// names were moved out of the caller's slots (each `(argument, slot)`): they go back there
+/// when the call ends (the function only reads them: see `lend`).
+pub(crate) fn call_lending(
+    rt: &mut Rt,
+    idx: usize,
+    args: Vec<Dynamic>,
+    caller: &mut [Dynamic],
+    lent: &[(usize, usize)],
+) -> R<Dynamic> {
     let prog = rt.prog;
     let f = &prog.funcs[idx];
     let Some(body) = f.body.as_ref() else {
@@ -333,6 +356,9 @@ pub(crate) fn call_index(rt: &mut Rt, idx: usize, args: Vec<Dynamic>) -> R<Dynam
     rt.depth += 1;
     let r = body(&mut slots, rt);
     rt.depth -= 1;
+    for &(arg, slot) in lent {
+        caller[slot] = std::mem::take(&mut slots[arg]);
+    }
     if let Some(t) = started {
         f.nested.0.fetch_add(1, Ordering::Relaxed);
         f.nested.1.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
@@ -549,6 +575,29 @@ mod tests {
         same("let out = []; for e in [[1], [2]] { for i in 0..2 { out.push(e); } } out");
         same("let out = []; for e in [[1], [2]] { { let e = [5]; out.push(e); } out.push(e); } out");
         same("let out = []; let m = #{ a: [1] }; for e in [m, m] { e.b = 2; out.push(e); } [out, m]");
+    }
+
+    /// A variable passed where the function only reads its parameter is lent (moved in and
+    /// back): the caller finds it unchanged, and a function that changes its parameter still
+    /// gets a copy.
+    #[test]
+    fn lent_arguments_come_back_unchanged() {
+        let with = |helpers: &str, body: &str| same(&format!("{body}\n}}\n{helpers}\nfn unused() {{"));
+        let reads = "fn reads(m, k) { if m.contains(k) { m[k] } else { m.len() } }";
+        with(reads, "let m = #{ a: [1] }; let x = reads(m, \"a\"); m.b = 2; [x, m, reads(m, \"z\")]");
+        with(reads, "let out = []; for e in [#{ a: 1 }, #{ b: 2 }] { out.push(reads(e, \"a\")); out.push(e); } out");
+        // The parameter as the function's value is copied out, not moved (the caller keeps it).
+        let id = "fn id(x) { x }";
+        with(id, "let a = [1]; let b = id(a); a.push(2); [a, b]");
+        // The same variable twice, and nested calls lending it on.
+        let both = "fn pair(x, y) { [x.len(), y.len()] } fn outer(x) { [pair(x, [x]), reads(x, 0)] }";
+        with(&format!("{both} {reads}"), "let a = [1, 2]; [pair(a, a), outer(a), a]");
+        // Changed by a method, an assignment or an element: a copy, whatever the caller holds.
+        let changes = "fn grows(a) { a.push(9); a.len() } fn sets(m) { m.x = 5; m } fn swaps(a) { a = 1; a }";
+        with(changes, "let a = [1]; let m = #{ x: 1 }; [grows(a), a, sets(m), m, swaps(a), a]");
+        // Recursion lends the same list down every level.
+        let sum = "fn sum(a, i) { if i >= a.len() { 0 } else { a[i] + sum(a, i + 1) } }";
+        with(sum, "let a = [1, 2, 3, 4]; [sum(a, 0), a]");
     }
 
     /// The test limits: arrays of 1,000 elements, strings of 10,000 bytes (all the strings
