@@ -171,6 +171,16 @@ impl TrackInfo {
     }
 }
 
+/// A data table as a script value, made once per group of threads.
+#[derive(Clone, Debug)]
+pub(crate) struct ScriptTable {
+    /// The table.
+    pub value: rhai::Dynamic,
+    /// Whether the table comes near the sandbox's size limits, worked out once by the compiled
+    /// scripts that read it in place (a table never changes, and neither do the limits).
+    pub near_limits: std::sync::OnceLock<bool>,
+}
+
 /// A script variable declaration.
 #[derive(Clone, Debug)]
 pub struct VarInfo {
@@ -608,7 +618,7 @@ pub struct Rules {
     pub tables: crate::value::ValueMap,
     /// The data tables as script values, made on first use per group of threads
     /// (`game.table` hands out copies; their strings are shared, so threads keep apart).
-    pub(crate) script_tables: crate::per_thread::PerThread<IndexMap<String, rhai::Dynamic>>,
+    pub(crate) script_tables: crate::per_thread::PerThread<IndexMap<String, ScriptTable>>,
     /// Graphs.
     pub graphs: IndexMap<String, GraphInfo>,
     /// Grids.
@@ -669,13 +679,15 @@ impl Rules {
 
     /// A data table as a script value (a copy of one made once).
     pub(crate) fn script_table(&self, name: &str) -> Option<rhai::Dynamic> {
-        self.with_script_table(name, rhai::Dynamic::clone)
+        self.with_script_table(name, |t| t.value.clone())
     }
 
     /// Runs `f` on data table `name` as a script value (made once), without copying it.
-    pub(crate) fn with_script_table<T>(&self, name: &str, f: impl FnOnce(&rhai::Dynamic) -> T) -> Option<T> {
-        let tables = crate::per_thread::this_thread(&self.script_tables)
-            .get_or_init(|| self.tables.iter().map(|(k, v)| (k.clone(), v.to_dynamic())).collect());
+    pub(crate) fn with_script_table<T>(&self, name: &str, f: impl FnOnce(&ScriptTable) -> T) -> Option<T> {
+        let tables = crate::per_thread::this_thread(&self.script_tables).get_or_init(|| {
+            let made = self.tables.iter().map(|(k, v)| (k.clone(), v.to_dynamic()));
+            made.map(|(k, value)| (k, ScriptTable { value, near_limits: std::sync::OnceLock::new() })).collect()
+        });
         tables.get(name).map(f)
     }
 

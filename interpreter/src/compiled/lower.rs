@@ -1230,12 +1230,13 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             let handle = cur.read_lock::<GameHandle>().ok_or_else(|| bailed())?;
             let part = handle.with(|r, _| {
                 crate::reads::note_rules_only();
-                // Rhai checks the sizes of the copy the call would make: so is the table.
+                // Rhai checks the sizes of the copy the call would make: so is the table (once:
+                // it never changes).
                 Ok(r.with_script_table(&table, |t| {
-                    if ops::too_big(rt, t) {
+                    if *t.near_limits.get_or_init(|| ops::too_big(rt, &t.value)) {
                         bail()
                     } else {
-                        walk_ref(rt, t, rest, vals, at)
+                        walk_ref(rt, &t.value, rest, vals, at)
                     }
                 }))
             });
