@@ -153,6 +153,8 @@ mod tests {
         assert_eq!(lendable("fn f(a, b, c, d) { a = 1; b.x = 2; c[0] += 3; d }"), [Nothing, Nothing, Nothing, Any]);
         assert_eq!(lendable("fn f(a, b, c) { a.push(1); b.x.remove(0); push(c, 1); }"), [Handle, Handle, Handle]);
         assert_eq!(lendable("fn f(a, b, c) { a.sort(); b.x.y.len(); c.push(1); c = 2; }"), [Handle, Any, Nothing]);
+        // A method at the end of a chain of indexes and properties changes the part it ends at.
+        assert_eq!(lendable("fn f(a, b, c) { a[0].push(1); b.x[1].y.remove(0); c[0].x.len() }"), [Handle, Handle, Any]);
     }
 
     #[test]

@@ -595,6 +595,8 @@ mod tests {
         // Changed by a method, an assignment or an element: a copy, whatever the caller holds.
         let changes = "fn grows(a) { a.push(9); a.len() } fn sets(m) { m.x = 5; m } fn swaps(a) { a = 1; a }";
         with(changes, "let a = [1]; let m = #{ x: 1 }; [grows(a), a, sets(m), m, swaps(a), a]");
+        let inner = "fn inner(a) { a[0].push(9); a[0].len() }";
+        with(inner, "let a = [[1]]; [inner(a), a]");
         // Recursion lends the same list down every level.
         let sum = "fn sum(a, i) { if i >= a.len() { 0 } else { a[i] + sum(a, i + 1) } }";
         with(sum, "let a = [1, 2, 3, 4]; [sum(a, 0), a]");
