@@ -53,36 +53,42 @@ pub(super) fn lendable_params(
     is_script_fn: &dyn Fn(&str, usize) -> bool,
 ) -> Vec<Lend> {
     let mut lend = vec![Lend::Any; params.len()];
-    let position = |name: &str| params.iter().position(|p| p.as_str() == name);
     let mut path = Vec::new();
     for stmt in body {
         stmt.walk(&mut path, &mut |nodes: &[ASTNode]| {
-            let mut changed: Vec<Option<usize>> = Vec::new();
             match nodes {
                 [.., parent, ASTNode::Expr(var @ Expr::Variable(v, ..))] => {
-                    if let Some(k) = position(&v.1).filter(|_| !only_reads(parent, var, is_script_fn)) {
-                        if lend[k] == Lend::Any {
+                    if let Some(k) = params.iter().position(|p| *p == v.1) {
+                        if lend[k] == Lend::Any && !only_reads(parent, var, is_script_fn) {
                             lend[k] = Lend::Handle;
                         }
                     }
                 }
-                [.., ASTNode::Stmt(Stmt::Assignment(x))] => changed.push(root_name(&x.1.lhs).and_then(&position)),
-                [.., ASTNode::Stmt(Stmt::Var(x, ..))] => changed.push(position(&x.0.name)),
+                [.., ASTNode::Stmt(Stmt::Assignment(x))] => lend_nothing(&mut lend, params, root_name(&x.1.lhs)),
+                [.., ASTNode::Stmt(Stmt::Var(x, ..))] => lend_nothing(&mut lend, params, Some(&x.0.name)),
                 [.., ASTNode::Stmt(Stmt::For(x, ..))] => {
-                    changed.push(position(&x.0.name));
-                    changed.push(x.1.as_ref().and_then(|c| position(&c.name)));
+                    lend_nothing(&mut lend, params, Some(&x.0.name));
+                    lend_nothing(&mut lend, params, x.1.as_ref().map(|c| c.name.as_str()));
                 }
-                [.., ASTNode::Stmt(Stmt::Share(x))] => changed.extend(x.iter().map(|(v, ..)| position(&v.name))),
+                [.., ASTNode::Stmt(Stmt::Share(x))] => {
+                    for (v, ..) in x.iter() {
+                        lend_nothing(&mut lend, params, Some(&v.name));
+                    }
+                }
                 _ => {}
-            }
-            for k in changed.into_iter().flatten() {
-                lend[k] = Lend::Nothing;
             }
             true
         });
         path.clear();
     }
     lend
+}
+
+/// Marks the parameter named `name`, if it is one, as lent nothing.
+fn lend_nothing(lend: &mut [Lend], params: &[ImmutableString], name: Option<&str>) {
+    if let Some(k) = name.and_then(|n| params.iter().position(|p| p.as_str() == n)) {
+        lend[k] = Lend::Nothing;
+    }
 }
 
 /// Whether `parent` only reads the variable `var` it holds: anything but a chain with a

@@ -953,16 +953,7 @@ impl<'p> Lower<'p> {
         };
         let name = &v.1;
         let what = self.lendable.get(idx).and_then(|l| l.get(k)).copied().unwrap_or(Lend::Nothing);
-        let named_elsewhere = args.iter().enumerate().any(|(j, a)| {
-            j != k && {
-                let mut found = false;
-                a.walk(&mut Vec::new(), &mut |nodes: &[ASTNode]| {
-                    found |= matches!(nodes.last(), Some(ASTNode::Expr(Expr::Variable(w, ..))) if w.1 == *name);
-                    !found
-                });
-                found
-            }
-        });
+        let named_elsewhere = args.iter().enumerate().any(|(j, a)| j != k && names(a, name));
         if what == Lend::Nothing || named_elsewhere || self.last_reads.contains(name) {
             return None;
         }
@@ -1443,6 +1434,16 @@ fn reads(stmt: &Stmt, var: &str) -> (usize, bool) {
         true
     });
     (count, in_loop)
+}
+
+/// Whether `e` reads the variable `var` anywhere.
+fn names(e: &Expr, var: &str) -> bool {
+    let mut found = false;
+    e.walk(&mut Vec::new(), &mut |nodes: &[ASTNode]| {
+        found |= matches!(nodes.last(), Some(ASTNode::Expr(Expr::Variable(v, ..))) if v.1 == var);
+        !found
+    });
+    found
 }
 
 /// Whether `stmt` declares a variable named `var` (with `let`, or as a loop's variable).
