@@ -25,6 +25,9 @@ pub struct Pool<'s, 'a> {
     ranks: Option<Vec<i64>>,
     /// Candidate positions by rank (then position), the order searches walk.
     walk: Vec<usize>,
+    /// The lowest rank, when every rank fits in 64 places above it: a set's ranks are then
+    /// one bit mask (no list to build and sort at each step of a search).
+    bits_from: Option<i64>,
 }
 
 impl<'s, 'a> Pool<'s, 'a> {
@@ -40,15 +43,22 @@ impl<'s, 'a> Pool<'s, 'a> {
         if let Some(r) = &ranks {
             walk.sort_by_key(|i| (r[*i], *i));
         }
-        Ok(Pool { spec, cands, ranks, walk })
+        let bits_from = ranks.as_ref().and_then(|r| {
+            let (lo, hi) = (r.iter().min().copied().unwrap_or(0), r.iter().max().copied().unwrap_or(0));
+            (hi.checked_sub(lo)? < 64).then_some(lo)
+        });
+        Ok(Pool { spec, cands, ranks, walk, bits_from })
     }
 
     /// Whether the set (candidate positions) meets every declared constraint.
     pub fn satisfies(&self, set: &[usize]) -> bool {
-        set.len() >= self.spec.min.max(1)
-            && set.len() <= self.spec.max
-            && self.compatible(set)
-            && self.gaps(set).is_none()
+        self.compatible(set) && self.satisfies_compatible(set)
+    }
+
+    /// [`Pool::satisfies`] for a set already known to be compatible (every set a search
+    /// builds: a candidate joins only if it fits).
+    fn satisfies_compatible(&self, set: &[usize]) -> bool {
+        set.len() >= self.spec.min.max(1) && set.len() <= self.spec.max && self.gaps(set).is_none()
     }
 
     /// Whether the set can grow (or is already) a set that meets every constraint.
@@ -71,7 +81,7 @@ impl<'s, 'a> Pool<'s, 'a> {
                 "a subset check looked at more than {MAX_VISITS} partial sets (tighten `min`, `max`, `same`, `distinct` or `consecutive`)"
             ));
         }
-        if self.satisfies(chosen) {
+        if self.satisfies_compatible(chosen) {
             return Ok(true);
         }
         if chosen.len() >= self.spec.max {
@@ -106,6 +116,9 @@ impl<'s, 'a> Pool<'s, 'a> {
 
     /// Shared and distinct properties hold between every two members.
     fn compatible(&self, set: &[usize]) -> bool {
+        if self.spec.same.is_empty() && self.spec.distinct.is_empty() {
+            return true;
+        }
         (1..set.len()).all(|k| self.fits(&set[..k], set[k]))
     }
 
@@ -119,6 +132,19 @@ impl<'s, 'a> Pool<'s, 'a> {
     /// The lowest rank missing inside the set's run, if any.
     fn gaps(&self, set: &[usize]) -> Option<i64> {
         let r = self.ranks.as_ref()?;
+        if let Some(from) = self.bits_from {
+            let bits = set.iter().fold(0u64, |b, i| b | 1 << (r[*i] - from));
+            if bits == 0 {
+                return None;
+            }
+            let lowest = bits.trailing_zeros();
+            let run = bits >> lowest;
+            // A run without holes is a block of ones: adding one clears them all.
+            if run & run.wrapping_add(1) == 0 {
+                return None;
+            }
+            return Some(from + i64::from(lowest + (!run).trailing_zeros()));
+        }
         let mut have: Vec<i64> = set.iter().map(|i| r[*i]).collect();
         have.sort_unstable();
         have.dedup();
@@ -216,6 +242,27 @@ mod tests {
         let spec = run_spec(3);
         let pool = Pool::new(&spec, &c).unwrap();
         assert!(!pool.completable(&[0, 30]).unwrap());
+    }
+
+    #[test]
+    fn the_bit_mask_finds_the_same_gaps_as_the_sorted_list() {
+        // Integer runs: small negative ones (a mask) and one 100 wide (a list); every subset.
+        for years in [vec![-3, -1, -2, 0, 2, 2, 5], vec![1, 3, 101, 2, 4, 4, 7]] {
+            let props: Vec<_> = years.iter().map(|y| card("A", *y)).collect();
+            let c = cands(&props);
+            let spec = Subset { consecutive: Some(("year".into(), None)), ..Subset::default() };
+            let pool = Pool::new(&spec, &c).unwrap();
+            assert_eq!(pool.bits_from.is_some(), years.iter().max().unwrap() - years.iter().min().unwrap() < 64);
+            let listed = Pool { bits_from: None, ..Pool::new(&spec, &c).unwrap() };
+            for mask in 0u32..1 << years.len() {
+                let set: Vec<usize> = (0..years.len()).filter(|i| mask & 1 << i != 0).collect();
+                assert_eq!(pool.gaps(&set), listed.gaps(&set), "{set:?} of {years:?}");
+            }
+        }
+        let props: Vec<_> = [1, 2, 4, 6].iter().map(|y| card("A", *y)).collect();
+        let c = cands(&props);
+        let spec = Subset { consecutive: Some(("year".into(), None)), ..Subset::default() };
+        assert_eq!(Pool::new(&spec, &c).unwrap().gaps(&[0, 2, 3]), Some(2), "the lowest hole");
     }
 
     #[test]
