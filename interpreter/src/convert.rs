@@ -8,28 +8,49 @@ use rhai::Dynamic;
 /// The approximate bytes a Rhai value would take as a [`Value`], refused (without copying
 /// anything) when it nests deeper than [`MAX_VALUE_DEPTH`] or exceeds `cap` bytes.
 pub fn measure_dynamic(d: &Dynamic, cap: u64) -> Result<u64, String> {
-    fn walk(d: &Dynamic, depth: usize, total: &mut u64, cap: u64) -> Result<(), String> {
+    measure(d, cap).map(|m| m.bytes)
+}
+
+/// What [`measure`] finds out about a value in one walk.
+pub(crate) struct Measured {
+    /// The approximate bytes it would take as a [`Value`].
+    pub bytes: u64,
+    /// Whether it holds only plain data, so that it can be kept as the script made it (see
+    /// [`PlainScriptValue::new`]).
+    pub plain: bool,
+}
+
+/// [`measure_dynamic`], also telling whether the value is plain data: a script's value the
+/// engine will keep is walked once, not once to measure and once more to see if it is plain.
+pub(crate) fn measure(d: &Dynamic, cap: u64) -> Result<Measured, String> {
+    fn walk(d: &Dynamic, depth: usize, m: &mut Measured, cap: u64) -> Result<(), String> {
         if depth > MAX_VALUE_DEPTH {
             return Err(format!(
                 "a value nested more than {MAX_VALUE_DEPTH} lists or maps deep cannot be stored in the game state"
             ));
         }
-        *total += SLOT_BYTES;
+        m.bytes += SLOT_BYTES;
+        if m.plain && (d.tag() != 0 || d.is_shared()) {
+            m.plain = false;
+        }
+        // The type is asked first (an inline match), then the value read once.
         if d.is_string() {
-            *total += d.read_lock::<rhai::ImmutableString>().map_or(0, |s| s.len() as u64);
-        } else if d.is_array() {
-            let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
-            for v in arr.iter() {
-                walk(v, depth + 1, total, cap)?;
-            }
+            m.bytes += d.read_lock::<rhai::ImmutableString>().map_or(0, |s| s.len() as u64);
         } else if d.is_map() {
             let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
             for (k, v) in map.iter() {
-                *total += k.len() as u64;
-                walk(v, depth + 1, total, cap)?;
+                m.bytes += k.len() as u64;
+                walk(v, depth + 1, m, cap)?;
             }
+        } else if d.is_array() {
+            let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
+            for v in arr.iter() {
+                walk(v, depth + 1, m, cap)?;
+            }
+        } else if m.plain && !(d.is_unit() || d.is_bool() || d.is_int()) {
+            m.plain = false;
         }
-        if *total > cap {
+        if m.bytes > cap {
             return Err(format!(
                 "a value of more than {} cannot be handed to the engine",
                 crate::files::human_bytes(cap)
@@ -37,9 +58,9 @@ pub fn measure_dynamic(d: &Dynamic, cap: u64) -> Result<u64, String> {
         }
         Ok(())
     }
-    let mut total = 0;
-    walk(d, 0, &mut total, cap)?;
-    Ok(total)
+    let mut m = Measured { bytes: 0, plain: true };
+    walk(d, 0, &mut m, cap)?;
+    Ok(m)
 }
 
 /// Converts from a Rhai value; values without a plain-data meaning (functions, custom
@@ -99,6 +120,42 @@ mod tests {
         m.insert("b".to_string(), Value::List(vec![Value::Bool(true), Value::Str("x".into())]));
         let v = Value::Map(m);
         assert_eq!(from_dynamic(&v.to_dynamic()).unwrap(), v);
+    }
+
+    #[test]
+    fn measuring_tells_plain_data_as_a_plain_script_value_does() {
+        let list = |x: Dynamic| Dynamic::from_array(vec![Dynamic::from("a"), x]);
+        let map = |x: Dynamic| {
+            let mut m = rhai::Map::new();
+            m.insert("id".into(), Dynamic::from("a"));
+            m.insert("deep".into(), list(x));
+            Dynamic::from_map(m)
+        };
+        let mut tagged = Dynamic::from_int(1);
+        tagged.set_tag(7);
+        let values = [
+            Dynamic::UNIT,
+            Dynamic::from_bool(true),
+            Dynamic::from_int(3),
+            Dynamic::from("text"),
+            Dynamic::from_char('c'),
+            Dynamic::from(rhai::FnPtr::new("f").unwrap()),
+            tagged,
+            Dynamic::from_int(2).into_shared(),
+        ];
+        for v in values {
+            for d in [v.clone(), list(v.clone()), map(v.clone()), map(v.clone()).into_read_only()] {
+                let plain = crate::value::PlainScriptValue::new(d.clone()).is_ok();
+                let m = measure(&d, MAX_VALUE_BYTES).unwrap();
+                assert_eq!(m.plain, plain, "{d:?}");
+                assert_eq!(m.bytes, measure_dynamic(&d, MAX_VALUE_BYTES).unwrap());
+            }
+        }
+        // Bytes: one slot per value, the characters of strings and keys.
+        assert_eq!(
+            measure(&map(Dynamic::from("xyz")), MAX_VALUE_BYTES).unwrap().bytes,
+            5 * SLOT_BYTES + 2 + 1 + 1 + 4 + 3
+        );
     }
 
     #[test]

@@ -295,30 +295,27 @@ impl Game {
                         out.push(Choice::Component(idx));
                         continue;
                     }
-                    crate::convert::measure_dynamic(&item, crate::value::MAX_VALUE_BYTES).map_err(PlayError::Rule)?;
+                    let measured =
+                        crate::convert::measure(&item, crate::value::MAX_VALUE_BYTES).map_err(PlayError::Rule)?;
                     // Kept as the script made it when it is plain data (most options): handed
                     // back to the `chosen` script as a copy. Else converted, as anything a
                     // script hands the engine is (a component inside becomes its id).
-                    let value = match PlainScriptValue::new(item) {
-                        Ok(plain) => plain,
-                        Err(item) => {
-                            PlainScriptValue::from(&crate::convert::convert_dynamic(&item).map_err(PlayError::Rule)?)
-                        }
+                    let value = if measured.plain {
+                        PlainScriptValue::known_plain(item)
+                    } else {
+                        PlainScriptValue::from(&crate::convert::convert_dynamic(&item).map_err(PlayError::Rule)?)
                     };
-                    let id = match value.get("id").map(|v| v.to_value()) {
-                        Some(Value::Str(s)) => s,
-                        Some(Value::Int(i)) => i.to_string(),
-                        _ => {
-                            let value = value.to_value();
-                            return Err(self.returned(&f.name, format!("returned an option without an `id`: {value}")));
-                        }
+                    let Some(id) = value.text_or_number("id") else {
+                        let value = value.to_value();
+                        return Err(self.returned(&f.name, format!("returned an option without an `id`: {value}")));
                     };
                     // Without a `label` of its own, the option is labelled by the decision's
                     // template when someone reads the label (not now), else by its id.
-                    let label = match (value.get("label"), &d.label) {
-                        (Some(l), _) => Some(l.to_value().to_string()),
-                        (None, Some(_)) => None,
-                        (None, None) => Some(id.clone()),
+                    let mut label = String::new();
+                    let label = match (value.write_entry("label", &mut label), &d.label) {
+                        (true, _) => Some(label),
+                        (false, Some(_)) => None,
+                        (false, None) => Some(id.clone()),
                     };
                     if out.iter().any(|c| matches!(c, Choice::Scripted(other) if other.id == id)) {
                         return Err(self.returned(

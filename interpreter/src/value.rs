@@ -219,6 +219,11 @@ impl PlainScriptValue {
         }
     }
 
+    /// `d` kept as it is: the caller has found it plain data (`convert::measure` did).
+    pub(crate) fn known_plain(d: Dynamic) -> PlainScriptValue {
+        PlainScriptValue(d)
+    }
+
     /// The value as a script receives it (a copy: read-write all through).
     pub fn to_dynamic(&self) -> Dynamic {
         self.0.clone()
@@ -247,6 +252,17 @@ impl PlainScriptValue {
             let _ = write!(out, "{}", PlainScriptValue(v.clone()).to_value());
         }
         true
+    }
+
+    /// Entry `key`, if this is a map whose entry is a string or an integer, as text (an
+    /// option's id).
+    pub fn text_or_number(&self, key: &str) -> Option<String> {
+        let map = self.0.read_lock::<rhai::Map>()?;
+        let v = map.get(key)?;
+        if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
+            return Some(s.to_string());
+        }
+        v.as_int().ok().map(|i| i.to_string())
     }
 
     /// The integer inside, if this is one.
@@ -366,6 +382,11 @@ mod tests {
         assert_eq!(plain.get("inner").and_then(|i| i.get("n")).and_then(|n| n.as_int()), Some(3));
         assert_eq!(plain.get("id").map(|v| v.to_value()), Some(Value::Str("x-1".into())));
         assert!(plain.get("missing").is_none());
+        assert_eq!(plain.text_or_number("id").as_deref(), Some("x-1"));
+        assert_eq!(plain.get("inner").and_then(|i| i.text_or_number("n")).as_deref(), Some("3"));
+        for not_an_id in ["on", "none", "list", "inner", "missing"] {
+            assert_eq!(plain.text_or_number(not_an_id), None, "{not_an_id}");
+        }
         assert_eq!(PlainScriptValue::from(&value).to_value(), value);
     }
 

@@ -469,36 +469,45 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
 
 /// Whether a value comes near the sandbox's size limits (Rhai would check exactly: give up).
 pub(crate) fn too_big(rt: &Rt, v: &Dynamic) -> bool {
-    fn sizes(v: &Dynamic, acc: &mut (usize, usize, usize)) {
-        if v.is_array() {
-            if let Ok(a) = v.as_array_ref() {
-                acc.0 += a.len();
-                for x in a.iter() {
-                    if x.is_array() || x.is_map() || x.is_string() {
-                        sizes(x, acc);
-                    }
-                }
+    let mut acc = Sizes::default();
+    add_sizes(v, &mut acc);
+    acc.arrays >= rt.prog.max_array || acc.maps >= rt.prog.max_map || acc.bytes >= rt.prog.max_string
+}
+
+/// What Rhai counts against its size limits, added up over a value and everything inside it.
+#[derive(Default)]
+struct Sizes {
+    /// Array elements.
+    arrays: usize,
+    /// Map entries.
+    maps: usize,
+    /// Bytes of strings.
+    bytes: usize,
+}
+
+/// Adds the sizes of `v` to `acc` (Rhai adds up the bytes of every string inside a value).
+/// The type is asked first (an inline match) and the value read once: a number or a flag is
+/// never read at all.
+fn add_sizes(v: &Dynamic, acc: &mut Sizes) {
+    if v.is_string() {
+        if let Ok(s) = v.as_immutable_string_ref() {
+            acc.bytes += s.len();
+        }
+    } else if v.is_map() {
+        if let Ok(m) = v.as_map_ref() {
+            acc.maps += m.len();
+            for x in m.values() {
+                add_sizes(x, acc);
             }
-        } else if v.is_map() {
-            if let Ok(m) = v.as_map_ref() {
-                acc.1 += m.len();
-                for x in m.values() {
-                    if x.is_array() || x.is_map() || x.is_string() {
-                        sizes(x, acc);
-                    }
-                }
+        }
+    } else if v.is_array() {
+        if let Ok(a) = v.as_array_ref() {
+            acc.arrays += a.len();
+            for x in a.iter() {
+                add_sizes(x, acc);
             }
-        } else if let Ok(s) = v.as_immutable_string_ref() {
-            // Rhai adds up the bytes of every string inside the value.
-            acc.2 += s.len();
         }
     }
-    if !(v.is_array() || v.is_map() || v.is_string()) {
-        return false;
-    }
-    let mut acc = (0, 0, 0);
-    sizes(v, &mut acc);
-    acc.0 >= rt.prog.max_array || acc.1 >= rt.prog.max_map || acc.2 >= rt.prog.max_string
 }
 
 /// Rhai's `sub_string(start, len)`: by characters, a negative start counting from the end.
