@@ -80,10 +80,13 @@ fn simulate_profile_shows_the_functions_scripts_call_too() {
     let err = text(&o.stderr);
     let calls = |title, f| profiled_calls(&err, title, f).unwrap_or_else(|| panic!("no `{f}` under `{title}`:\n{err}"));
     // The engine calls `travel_options` once per road decision; each call asks `unused_roads`
-    // (a function only scripts call) once, and `journey_goes_on` asks it too.
+    // (a function only scripts call) once. `journey_goes_on`, which the engine asks before
+    // each road, asks `unused_road_left`.
     let options = calls("script function", "travel_options");
     let unused = calls("called by scripts", "unused_roads");
-    assert!(options > 0 && unused > options, "{err}");
+    assert!(options > 0 && unused == options, "{err}");
+    let goes_on = calls("script function", "journey_goes_on");
+    assert!(goes_on >= options && calls("called by scripts", "unused_road_left") > 0, "{err}");
     assert!(profiled_calls(&err, "script function", "unused_roads").is_none(), "{err}");
 }
 
