@@ -26,8 +26,9 @@ pub struct Game {
 
 impl Game {
     /// Wraps loaded parts into a game.
-    pub fn new(rules: Arc<Rules>, scripts: Scripts, sources: SourceMap) -> Game {
+    pub fn new(rules: Arc<Rules>, mut scripts: Scripts, sources: SourceMap) -> Game {
         let initial = (0..=rules.max_players).map(|_| Default::default()).collect();
+        scripts.set_files_data(files_data(&rules));
         Game { rules, scripts, sources, initial }
     }
 
@@ -73,5 +74,49 @@ impl Game {
             }
         }
         format!("{h:016x}")
+    }
+}
+
+/// What all the data of the game's files that scripts read whole (every graph's nodes and
+/// edges, every data table) counts against the script size limits, as if each were one
+/// script value (see [`Scripts::set_files_data`]).
+fn files_data(rules: &Rules) -> [usize; 3] {
+    let mut sizes = [0; 3];
+    for g in rules.graphs.values() {
+        // `nodes` and `edges` each hand out one list of maps.
+        sizes[0] += g.nodes.len() + g.edges.len();
+        for item in g.nodes.iter().chain(&g.edges) {
+            item.props.add_script_sizes(&mut sizes);
+        }
+    }
+    for table in rules.tables.values() {
+        table.add_script_sizes(&mut sizes);
+    }
+    sizes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_files_data_counts_as_the_script_values_of_graphs_and_tables_do() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/mille-grazie");
+        let game = crate::load_game(&folder, &crate::LoadOptions::default()).game.expect("Mille Grazie loads");
+        let r = &game.rules;
+        let mut expected = [0; 3];
+        let mut add = |v: &rhai::Dynamic| {
+            let s = crate::compiled::script_sizes(v);
+            (0..3).for_each(|i| expected[i] += s[i]);
+        };
+        for g in r.graphs.values() {
+            add(&rhai::Dynamic::from_array(g.node_values()));
+            add(&rhai::Dynamic::from_array(g.edge_values()));
+        }
+        for t in r.tables.values() {
+            add(&t.to_dynamic());
+        }
+        assert!(expected.iter().all(|n| *n > 0), "a graph and a table: {expected:?}");
+        assert_eq!(files_data(r), expected);
     }
 }

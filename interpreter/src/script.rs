@@ -313,6 +313,8 @@ pub struct Scripts {
     files: std::collections::HashMap<String, std::path::PathBuf>,
     /// Limits in force.
     limits: Limits,
+    /// What the game files' data counts against the limits (see [`Scripts::set_files_data`]).
+    files_data: [usize; 3],
     /// Time spent per script function, when profiling is on (`rulebook simulate --profile`).
     profile: Mutex<Option<std::collections::HashMap<String, (u64, std::time::Duration)>>>,
     /// Whether profiling is on: read on every call without touching the lock, which all
@@ -425,6 +427,7 @@ impl Scripts {
             compiled: std::env::var("RULEBOOK_SCRIPTS").map_or(true, |v| v != "rhai"),
             files: Default::default(),
             limits: DEFAULT_LIMITS,
+            files_data: [usize::MAX; 3],
             profile: Mutex::new(None),
             profiling: std::sync::atomic::AtomicBool::new(false),
         };
@@ -519,6 +522,13 @@ impl Scripts {
         self.ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect()
     }
 
+    /// Tells the compiled scripts what all the data of the game's files (graphs, tables)
+    /// counts against the size limits as script values: `[array elements, map entries, bytes
+    /// of strings]`. Until told, results made of that data are checked like any other.
+    pub fn set_files_data(&mut self, sizes: [usize; 3]) {
+        self.files_data = sizes;
+    }
+
     /// Turns compiled scripts on or off for this game (they are on unless the environment
     /// says `RULEBOOK_SCRIPTS=rhai`); off, every call is interpreted by Rhai.
     pub fn set_compiled(&mut self, on: bool) {
@@ -535,6 +545,7 @@ impl Scripts {
                         max_array: self.limits.max_array_size as usize,
                         max_map: self.limits.max_map_size as usize,
                         max_depth: self.limits.max_call_depth as usize,
+                        files_data: self.files_data,
                     };
                     let p = crate::compiled::Program::compile(&self.file_asts, self.natives.clone(), limits);
                     if crate::compiled::debugging() {

@@ -151,6 +151,24 @@ impl Value {
         }
     }
 
+    /// Adds what this value counts against the script sandbox's size limits as a script
+    /// value to `sizes`: `[array elements, map entries, bytes of strings]`, nested values
+    /// included (as Rhai counts them).
+    pub fn add_script_sizes(&self, sizes: &mut [usize; 3]) {
+        match self {
+            Value::Unit | Value::Bool(_) | Value::Int(_) => {}
+            Value::Str(s) => sizes[2] += s.len(),
+            Value::List(l) => {
+                sizes[0] += l.len();
+                l.iter().for_each(|v| v.add_script_sizes(sizes));
+            }
+            Value::Map(m) => {
+                sizes[1] += m.len();
+                m.values().for_each(|v| v.add_script_sizes(sizes));
+            }
+        }
+    }
+
     /// The approximate bytes this value holds (what the script budgets count).
     pub fn approx_bytes(&self) -> u64 {
         SLOT_BYTES

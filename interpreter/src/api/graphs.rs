@@ -1,21 +1,21 @@
 //! The declared graphs, read only: nodes and edges as maps with their properties, the edges at
 //! a node, the other end of an edge, and distances.
 
-use super::reg;
+use super::{reg, reg_files};
 use crate::script::GameHandle;
 use rhai::Array;
 
 /// Registers `nodes`, `node`, `edges`, `edge`, `edges_at`, `other_end` and `distance`.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Graphs (static: nodes and edges as maps with their properties).
-    reg!(
+    reg_files!(
         engine,
         "nodes",
         "A graph's nodes as maps (id and properties), in declaration order.",
         &["game: Game", "graph: &str", "Array"],
         |h: &mut GameHandle, g: &str| { h.with(|r, _| Ok(r.graph(g)?.node_values())) }
     );
-    reg!(
+    reg_files!(
         engine,
         "node",
         "One node of a graph.",
@@ -27,14 +27,14 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
             })
         }
     );
-    reg!(
+    reg_files!(
         engine,
         "edges",
         "A graph's edges as maps (id, from, to and properties).",
         &["game: Game", "graph: &str", "Array"],
         |h: &mut GameHandle, g: &str| { h.with(|r, _| Ok(r.graph(g)?.edge_values())) }
     );
-    reg!(
+    reg_files!(
         engine,
         "edge",
         "One edge of a graph.",
@@ -46,7 +46,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
             })
         }
     );
-    reg!(
+    reg_files!(
         engine,
         "edges_at",
         "The edges touching a node (leaving it, for a directed graph).",

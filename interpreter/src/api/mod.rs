@@ -94,6 +94,21 @@ macro_rules! reg {
 }
 pub(crate) use reg;
 
+/// [`reg!`] for a function whose result is data read from the game's files and nothing else
+/// (see [`crate::compiled::NativeTable::record_from_files`]): a graph's nodes and edges, a
+/// data table.
+macro_rules! reg_files {
+    ($engine:expr, $name:expr, $doc:expr, $params:expr, $f:expr) => {{
+        let f = $f;
+        $engine.natives.record_from_files($name, f.clone());
+        let _ = rhai::FuncRegistration::new($name)
+            .with_params_info($params)
+            .with_comments([concat!("/// ", $doc)])
+            .register_into_engine($engine.engine, f);
+    }};
+}
+pub(crate) use reg_files;
+
 /// Registers the `Game` type and every function scripts may call on it.
 pub fn register(engine: &mut crate::compiled::Registry) {
     engine.engine.register_type_with_name::<GameHandle>("Game");

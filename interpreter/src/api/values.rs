@@ -2,7 +2,7 @@
 //! only), tracks (clamped to their bounds) and vars (plain data; a derived var cannot be set),
 //! and random draws from the game's generator.
 
-use super::{event, per_player_index, reg, Res};
+use super::{event, per_player_index, reg, reg_files, Res};
 use crate::log::{Event, EventKind};
 use crate::script::GameHandle;
 use crate::value::Value;
@@ -77,7 +77,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
             })
         }
     );
-    reg!(
+    reg_files!(
         engine,
         "table",
         "A data table declared under `[tables]`.",

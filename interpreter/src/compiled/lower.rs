@@ -1070,12 +1070,13 @@ fn method(
             let mut refs: FnArgsVec<&mut Dynamic> = FnArgsVec::new();
             refs.push(&mut *this);
             refs.extend(args.iter_mut());
-            NativeTable::pick(list, &refs).map(|f| invoke(f, &mut refs))
+            NativeTable::pick_native(list, &refs).map(|f| (invoke(f.func(), &mut refs), f.returns_files_data()))
         };
-        if let Some(v) = found {
+        if let Some((v, from_files)) = found {
             rt.give(args);
             let v = v.ok_or_else(|| bailed())?;
-            if ops::too_big(rt, &v) {
+            // The game files' data, counted whole, may keep such a result within the limits.
+            if !(from_files && rt.prog.files_data_small) && ops::too_big(rt, &v) {
                 return bail();
             }
             return Ok(v);

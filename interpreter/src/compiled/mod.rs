@@ -16,6 +16,9 @@ mod natives;
 mod ops;
 
 pub use natives::{NativeTable, Registry};
+/// For tests that count script values as the size checks do.
+#[cfg(test)]
+pub(crate) use ops::script_sizes;
 
 use rhai::{ASTNode, Dynamic, Engine, ImmutableString, Position, Stmt, AST};
 use std::collections::HashMap;
@@ -86,6 +89,10 @@ pub struct Program {
     max_array: usize,
     max_map: usize,
     max_depth: usize,
+    /// Whether all the data of the game's files (graphs, tables), counted twice over, is
+    /// within the size limits: a function recorded as returning only that data then needs no
+    /// check of its results (see [`NativeTable::record_from_files`]).
+    files_data_small: bool,
 }
 
 /// The state of one compiled call: the program, operations counted, call depth.
@@ -142,6 +149,9 @@ pub struct Limits {
     pub max_map: usize,
     /// Nested calls.
     pub max_depth: usize,
+    /// What all the data of the game's files (graphs, tables) would count against the limits
+    /// as script values: array elements, map entries, bytes of strings.
+    pub files_data: [usize; 3],
 }
 
 impl Program {
@@ -208,6 +218,10 @@ impl Program {
             max_array: limits.max_array,
             max_map: limits.max_map,
             max_depth: limits.max_depth,
+            files_data_small: {
+                let [arrays, maps, bytes] = limits.files_data.map(|n| n.saturating_mul(2));
+                arrays < limits.max_array && maps < limits.max_map && bytes < limits.max_string
+            },
         };
         program.drop_callers_of_uncompiled();
         program
@@ -456,7 +470,7 @@ mod tests {
     fn both(script: &str) -> (Option<String>, Result<String, String>) {
         let engine = Engine::new();
         let ast = engine.compile(script).expect("the test script compiles");
-        let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32 };
+        let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32, files_data: [0; 3] };
         let program = Program::compile(std::slice::from_ref(&ast), Arc::new(NativeTable::default()), limits);
         let idx = program.entry("f", 0).expect("`f` is compiled");
         let compiled = program.run(&engine, idx, Vec::new(), false).map(|v| format!("{v:?}"));
@@ -478,6 +492,30 @@ mod tests {
     fn gives_up(body: &str) {
         let (compiled, _) = both(&format!("fn f() {{\n{body}\n}}"));
         assert_eq!(compiled, None, "compiled scripts should give up on:\n{body}");
+    }
+
+    #[test]
+    fn results_made_of_the_files_data_are_checked_unless_that_data_is_small() {
+        // `data(n)` stands for a function recorded as returning only the game files' data.
+        let mut engine = Engine::new();
+        let mut natives = NativeTable::default();
+        let big = |n: rhai::INT| (0..n).map(Dynamic::from_int).collect::<rhai::Array>();
+        natives.record_from_files("data", big);
+        engine.register_fn("data", big);
+        let ast = engine.compile("fn f() { let d = data(1500); d.len() }").unwrap();
+        let natives = Arc::new(natives);
+        let run = |files_data| {
+            let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32, files_data };
+            let program = Program::compile(std::slice::from_ref(&ast), natives.clone(), limits);
+            program.run(&engine, program.entry("f", 0).unwrap(), Vec::new(), false).map(|v| v.as_int().unwrap())
+        };
+        // The files' data within the limits counted twice over: results are not walked again.
+        assert_eq!(run([499, 0, 0]), Some(1500));
+        // Not within them (or not known): the result is checked, and over the limit it gives up.
+        assert_eq!(run([500, 0, 0]), None);
+        assert_eq!(run([0, 0, 5_000]), None);
+        assert_eq!(run([usize::MAX; 3]), None);
+        assert!(engine.call_fn::<Dynamic>(&mut rhai::Scope::new(), &ast, "f", ()).is_ok(), "Rhai without limits");
     }
 
     #[test]

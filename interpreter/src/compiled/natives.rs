@@ -12,6 +12,21 @@ use std::collections::HashMap;
 pub(crate) struct Native {
     types: Vec<TypeId>,
     func: RhaiFunc,
+    /// It returns nothing but data read from the game's files (graphs, tables): within the
+    /// sandbox's size limits whenever all of that data is (see [`NativeTable::record_from_files`]).
+    from_files: bool,
+}
+
+impl Native {
+    /// Whether its result is made of the game files' data only.
+    pub(crate) fn returns_files_data(&self) -> bool {
+        self.from_files
+    }
+
+    /// The Rust function Rhai would call.
+    pub(crate) fn func(&self) -> &RhaiFunc {
+        &self.func
+    }
 }
 
 /// Functions of one name, grouped by number of parameters.
@@ -37,6 +52,33 @@ impl NativeTable {
     /// Records a function under `name` (the same function Rhai registers).
     pub fn record<A: 'static, const N: usize, const X: bool, R, const F: bool, FUNC>(&mut self, name: &str, f: FUNC)
     where
+        R: Variant + Clone,
+        FUNC: RhaiNativeFunc<A, N, X, R, F> + Send + Sync + 'static,
+    {
+        self.record_as(name, f, false);
+    }
+
+    /// Records a function whose result is data read from the game's files and nothing else
+    /// (nodes and edges of a graph, a data table, parts of them, lists of them with each part
+    /// at most twice). Compiled scripts check its results against the size limits only when
+    /// the files' data, counted whole, does not already keep them within (see `Program`).
+    pub fn record_from_files<A: 'static, const N: usize, const X: bool, R, const F: bool, FUNC>(
+        &mut self,
+        name: &str,
+        f: FUNC,
+    ) where
+        R: Variant + Clone,
+        FUNC: RhaiNativeFunc<A, N, X, R, F> + Send + Sync + 'static,
+    {
+        self.record_as(name, f, true);
+    }
+
+    fn record_as<A: 'static, const N: usize, const X: bool, R, const F: bool, FUNC>(
+        &mut self,
+        name: &str,
+        f: FUNC,
+        from_files: bool,
+    ) where
         R: Variant + Clone,
         FUNC: RhaiNativeFunc<A, N, X, R, F> + Send + Sync + 'static,
     {
@@ -66,7 +108,7 @@ impl NativeTable {
                 arities.len() - 1
             }
         };
-        arities[at].1.push(Native { types, func });
+        arities[at].1.push(Native { types, func, from_files });
     }
 
     /// Whether some function of this name takes `n` arguments.
@@ -82,14 +124,17 @@ impl NativeTable {
 
     /// Like [`NativeTable::find`] for a list already looked up by name.
     pub(crate) fn pick<'t>(list: &'t [Native], args: &[&mut Dynamic]) -> Option<&'t RhaiFunc> {
+        Self::pick_native(list, args).map(Native::func)
+    }
+
+    /// Like [`NativeTable::pick`], with what is known about the function.
+    pub(crate) fn pick_native<'t>(list: &'t [Native], args: &[&mut Dynamic]) -> Option<&'t Native> {
         let exact = list.iter().find(|n| n.types.iter().zip(args.iter()).all(|(t, a)| *t == a.type_id()));
-        if let Some(n) = exact {
-            return Some(&n.func);
+        if exact.is_some() {
+            return exact;
         }
         let any = TypeId::of::<Dynamic>();
-        list.iter()
-            .find(|n| n.types.iter().zip(args.iter()).all(|(t, a)| *t == a.type_id() || *t == any))
-            .map(|n| &n.func)
+        list.iter().find(|n| n.types.iter().zip(args.iter()).all(|(t, a)| *t == a.type_id() || *t == any))
     }
 
     /// The functions of this name taking `n` arguments.

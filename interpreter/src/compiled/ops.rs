@@ -469,40 +469,36 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
 
 /// Whether a value comes near the sandbox's size limits (Rhai would check exactly: give up).
 pub(crate) fn too_big(rt: &Rt, v: &Dynamic) -> bool {
-    let mut acc = Sizes::default();
-    add_sizes(v, &mut acc);
-    acc.arrays >= rt.prog.max_array || acc.maps >= rt.prog.max_map || acc.bytes >= rt.prog.max_string
+    let [arrays, maps, bytes] = script_sizes(v);
+    arrays >= rt.prog.max_array || maps >= rt.prog.max_map || bytes >= rt.prog.max_string
 }
 
-/// What Rhai counts against its size limits, added up over a value and everything inside it.
-#[derive(Default)]
-struct Sizes {
-    /// Array elements.
-    arrays: usize,
-    /// Map entries.
-    maps: usize,
-    /// Bytes of strings.
-    bytes: usize,
+/// What a value counts against the sandbox's size limits, everything inside it included:
+/// `[array elements, map entries, bytes of strings]` (Rhai adds up the bytes of every string
+/// inside a value).
+pub(crate) fn script_sizes(v: &Dynamic) -> [usize; 3] {
+    let mut sizes = [0; 3];
+    add_sizes(v, &mut sizes);
+    sizes
 }
 
-/// Adds the sizes of `v` to `acc` (Rhai adds up the bytes of every string inside a value).
-/// The type is asked first (an inline match) and the value read once: a number or a flag is
-/// never read at all.
-fn add_sizes(v: &Dynamic, acc: &mut Sizes) {
+/// Adds the sizes of `v` to `acc` (see [`script_sizes`]). The type is asked first (an inline
+/// match) and the value read once: a number or a flag is never read at all.
+fn add_sizes(v: &Dynamic, acc: &mut [usize; 3]) {
     if v.is_string() {
         if let Ok(s) = v.as_immutable_string_ref() {
-            acc.bytes += s.len();
+            acc[2] += s.len();
         }
     } else if v.is_map() {
         if let Ok(m) = v.as_map_ref() {
-            acc.maps += m.len();
+            acc[1] += m.len();
             for x in m.values() {
                 add_sizes(x, acc);
             }
         }
     } else if v.is_array() {
         if let Ok(a) = v.as_array_ref() {
-            acc.arrays += a.len();
+            acc[0] += a.len();
             for x in a.iter() {
                 add_sizes(x, acc);
             }
