@@ -81,16 +81,25 @@ fn players_arg(st: &State, list: &Array) -> Result<Vec<usize>, String> {
 }
 
 /// Registers a documented function: its comment and parameter names become part of the
-/// engine's metadata, from which `games/SCRIPT_API.md` is generated.
-macro_rules! reg {
-    ($engine:expr, $name:expr, $doc:expr, $params:expr, $f:expr) => {{
+/// engine's metadata, from which `games/SCRIPT_API.md` is generated. `$record` is how the
+/// table compiled scripts call through records it (see [`reg!`] and [`reg_files!`]).
+macro_rules! reg_with {
+    ($record:ident, $engine:expr, $name:expr, $doc:expr, $params:expr, $f:expr) => {{
         let f = $f;
-        $engine.natives.record($name, f.clone());
+        $engine.natives.$record($name, f.clone());
         let _ = rhai::FuncRegistration::new($name)
             .with_params_info($params)
             .with_comments([concat!("/// ", $doc)])
             .register_into_engine($engine.engine, f);
     }};
+}
+pub(crate) use reg_with;
+
+/// Registers a documented function (see [`reg_with!`]).
+macro_rules! reg {
+    ($engine:expr, $name:expr, $doc:expr, $params:expr, $f:expr) => {
+        $crate::api::reg_with!(record, $engine, $name, $doc, $params, $f)
+    };
 }
 pub(crate) use reg;
 
@@ -98,14 +107,9 @@ pub(crate) use reg;
 /// (see [`crate::compiled::NativeTable::record_from_files`]): a graph's nodes and edges, a
 /// data table.
 macro_rules! reg_files {
-    ($engine:expr, $name:expr, $doc:expr, $params:expr, $f:expr) => {{
-        let f = $f;
-        $engine.natives.record_from_files($name, f.clone());
-        let _ = rhai::FuncRegistration::new($name)
-            .with_params_info($params)
-            .with_comments([concat!("/// ", $doc)])
-            .register_into_engine($engine.engine, f);
-    }};
+    ($engine:expr, $name:expr, $doc:expr, $params:expr, $f:expr) => {
+        $crate::api::reg_with!(record_from_files, $engine, $name, $doc, $params, $f)
+    };
 }
 pub(crate) use reg_files;
 
