@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: rulebook::alloc::Mimalloc = rulebook::alloc::Mimalloc;
 
 fn bench(c: &mut Criterion) {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/dice-bid");

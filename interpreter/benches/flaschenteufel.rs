@@ -10,7 +10,7 @@ use rulebook::{load_game, LoadOptions};
 use std::path::Path;
 
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: rulebook::alloc::Mimalloc = rulebook::alloc::Mimalloc;
 
 /// Suits (0 yellow, 1 blue, 2 red) and coins of cards 1..=37 (19 is not a card).
 fn deck() -> Vec<(i64, u8, i64)> {

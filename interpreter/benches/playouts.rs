@@ -9,7 +9,7 @@ use rulebook::{load_game, LoadOptions};
 use std::path::Path;
 
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: rulebook::alloc::Mimalloc = rulebook::alloc::Mimalloc;
 
 /// Goofspiel written directly in Rust: the same rules and the same kind of random bot.
 fn hand_written_playout(cards: usize, players: usize, seed: u64) -> Vec<i64> {

@@ -24,7 +24,8 @@ use std::path::PathBuf;
 
 /// The allocator the `rulebook` binary uses, so script memory budgets hold in these tests too.
 #[global_allocator]
-static ALLOC: rulebook::alloc::Counting<mimalloc::MiMalloc> = rulebook::alloc::Counting(mimalloc::MiMalloc);
+static ALLOC: rulebook::alloc::Counting<rulebook::alloc::Mimalloc> =
+    rulebook::alloc::Counting(rulebook::alloc::Mimalloc);
 
 /// The repository root (tests run with the interpreter crate as working directory).
 pub fn root() -> PathBuf {

@@ -6,7 +6,7 @@ use rulebook::{load_game, Game, LoadOptions, Session};
 use std::path::Path;
 
 #[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOC: rulebook::alloc::Mimalloc = rulebook::alloc::Mimalloc;
 
 /// The bundled games and player counts measured.
 pub const GAMES: &[(&str, usize)] = &[

@@ -25,7 +25,8 @@ use std::process::ExitCode;
 /// the system allocator was a third of simulation time in profiles. Wrapped in the counter
 /// that gives script calls their memory budget.
 #[global_allocator]
-static ALLOC: rulebook::alloc::Counting<mimalloc::MiMalloc> = rulebook::alloc::Counting(mimalloc::MiMalloc);
+static ALLOC: rulebook::alloc::Counting<rulebook::alloc::Mimalloc> =
+    rulebook::alloc::Counting(rulebook::alloc::Mimalloc);
 
 /// `rulebook schema`: print one schema or write both.
 fn schema(args: &cli::SchemaArgs) -> Result<ExitCode, String> {
