@@ -199,13 +199,23 @@ impl<'p> Lower<'p> {
         let mut codes = stmts
             .iter()
             .enumerate()
-            .map(|(i, s)| match ending {
-                Ending::Returns if i == last => self.stmt_returning(s),
-                Ending::LoopVar { var, read_later } => {
-                    let read_later = read_later || stmts[i + 1..].iter().any(|t| reads(t, var).0 > 0);
-                    self.stmt_loop_var(s, var, read_later)
+            .map(|(i, s)| {
+                let moved = moved_iterable(stmts, i);
+                if let Some(v) = &moved {
+                    self.last_reads.push(v.clone());
                 }
-                _ => self.stmt(s),
+                let code = match ending {
+                    Ending::Returns if i == last => self.stmt_returning(s),
+                    Ending::LoopVar { var, read_later } => {
+                        let read_later = read_later || stmts[i + 1..].iter().any(|t| reads(t, var).0 > 0);
+                        self.stmt_loop_var(s, var, read_later)
+                    }
+                    _ => self.stmt(s),
+                };
+                if moved.is_some() {
+                    self.last_reads.pop();
+                }
+                code
             })
             .collect::<U<Vec<Code>>>()?;
         let declared: Vec<usize> = self.scope[mark..].iter().map(|(_, s)| *s).collect();
@@ -1435,6 +1445,27 @@ fn reads(stmt: &Stmt, var: &str) -> (usize, bool) {
         true
     });
     (count, in_loop)
+}
+
+/// The list a `for` loop (statement `i` of a block) may take instead of a copy of it: a
+/// variable declared by an earlier statement of the same block and read neither in the loop
+/// nor after it (`let hand = game.cards(..); ..; for c in hand { .. }`). Rhai loops over a
+/// copy; nothing reads the original again, so the loop may have the value itself (a list of
+/// components copied is two allocations per component).
+fn moved_iterable(stmts: &[Stmt], i: usize) -> Option<ImmutableString> {
+    let Stmt::For(x, ..) = &stmts[i] else {
+        return None;
+    };
+    let (var, counter, fc) = &**x;
+    let Expr::Variable(v, ..) = &fc.expr else {
+        return None;
+    };
+    let name = &v.1;
+    let declared_here = stmts[..i].iter().any(|t| matches!(t, Stmt::Var(d, ..) if d.0.name == *name));
+    let named_by_loop = var.name == *name || counter.as_ref().is_some_and(|c| c.name == *name);
+    let read_in_loop = fc.body.statements().iter().any(|t| reads(t, name).0 > 0);
+    let read_after = stmts[i + 1..].iter().any(|t| reads(t, name).0 > 0);
+    (declared_here && !named_by_loop && !read_in_loop && !read_after).then(|| name.clone())
 }
 
 /// Whether `e` reads the variable `var` anywhere.

@@ -615,6 +615,23 @@ mod tests {
         same("let out = []; let m = #{ a: [1] }; for e in [m, m] { e.b = 2; out.push(e); } [out, m]");
     }
 
+    /// A loop over a variable of its own block that nothing reads again takes the list itself;
+    /// any later read, in the loop or after it or in another pass of an outer loop, still
+    /// finds the variable as it was.
+    #[test]
+    fn loops_take_lists_nothing_reads_again() {
+        same("let a = [1, 2, 3]; let t = 0; for x in a { t += x; } t");
+        same("let a = [[1], [2]]; let out = []; for x in a { x.push(0); out.push(x); } out");
+        same("let a = [1, 2, 3]; let t = 0; for x in a { t += a.len(); } t");
+        same("let a = [1, 2]; for x in a { } a.len()");
+        same("let a = [1, 2]; for x in a { } let b = a; b");
+        same("let a = [1, 2]; for x in a { } a = [7]; a");
+        same("let t = 0; for i in 0..3 { let a = [i, i]; for x in a { t += x; } } t");
+        same("let a = [1, 2]; let t = 0; for i in 0..2 { for x in a { t += x; } } t");
+        same("let a = [1, 2]; let t = 0; if true { for x in a { t += x; } } [t, a]");
+        same("let a = [1, 2]; let t = 0; for a in a { t += a; } t");
+    }
+
     /// A variable passed where the function only reads its parameter is lent (moved in and
     /// back): the caller finds it unchanged, and a function that changes its parameter still
     /// gets a copy.
