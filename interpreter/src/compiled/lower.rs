@@ -470,10 +470,12 @@ impl<'p> Lower<'p> {
                 let items = obj.into_array().map_err(|_| bailed())?;
                 run_loop(s, rt, items.into_iter(), counter_slot, var_slot, &body)
             } else if obj.is::<std::ops::Range<INT>>() {
-                let items = obj.cast::<std::ops::Range<INT>>().map(Dynamic::from_int);
+                let range = obj.try_cast::<std::ops::Range<INT>>().ok_or_else(|| bailed())?;
+                let items = range.map(Dynamic::from_int);
                 run_loop(s, rt, items, counter_slot, var_slot, &body)
             } else if obj.is::<std::ops::RangeInclusive<INT>>() {
-                let items = obj.cast::<std::ops::RangeInclusive<INT>>().map(Dynamic::from_int);
+                let range = obj.try_cast::<std::ops::RangeInclusive<INT>>().ok_or_else(|| bailed())?;
+                let items = range.map(Dynamic::from_int);
                 run_loop(s, rt, items, counter_slot, var_slot, &body)
             } else {
                 bail()
@@ -674,7 +676,7 @@ impl<'p> Lower<'p> {
                     if target.is_read_only() || !target.is_array() {
                         return bail();
                     }
-                    target.as_array_mut().map_err(|_| bailed())?.push(item);
+                    target.write_lock::<rhai::Array>().ok_or_else(|| bailed())?.push(item);
                     Ok(Dynamic::UNIT)
                 }))
             }
@@ -1159,7 +1161,7 @@ fn sort(rt: &mut Rt, this: &mut Dynamic, args: Vec<Dynamic>) -> R<Dynamic> {
             _ => return bail(),
         }
     }
-    *this.as_array_mut().map_err(|_| bailed())? = items;
+    *this.write_lock::<rhai::Array>().ok_or_else(|| bailed())? = items;
     Ok(Dynamic::UNIT)
 }
 
@@ -1174,7 +1176,7 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             let key = next(vals, at)?;
             if cur.is_array() {
                 let i = key.as_int().map_err(|_| bailed())?;
-                let mut a = cur.as_array_mut().map_err(|_| bailed())?;
+                let mut a = cur.write_lock::<rhai::Array>().ok_or_else(|| bailed())?;
                 let i = ops::array_index(a.len(), i)?;
                 return walk(rt, &mut a[i], rest, vals, at);
             }
@@ -1339,7 +1341,7 @@ fn map_entry(
     vals: &mut [Dynamic],
     at: &mut usize,
 ) -> R<Dynamic> {
-    let mut m = cur.as_map_mut().map_err(|_| bailed())?;
+    let mut m = cur.write_lock::<rhai::Map>().ok_or_else(|| bailed())?;
     match m.get_mut(key) {
         Some(v) => walk(rt, v, rest, vals, at),
         None => {
@@ -1390,7 +1392,7 @@ fn set_path(
             let key = keys.next().ok_or_else(|| bailed())?;
             if cur.is_array() {
                 let i = key.as_int().map_err(|_| bailed())?;
-                let mut a = cur.as_array_mut().map_err(|_| bailed())?;
+                let mut a = cur.write_lock::<rhai::Array>().ok_or_else(|| bailed())?;
                 let at = ops::array_index(a.len(), i)?;
                 return set_path(rt, &mut a[at], rest, keys, v, op);
             }
@@ -1403,7 +1405,7 @@ fn set_path(
         return bail();
     }
     let max_map = rt.prog.max_map;
-    let mut m = cur.as_map_mut().map_err(|_| bailed())?;
+    let mut m = cur.write_lock::<rhai::Map>().ok_or_else(|| bailed())?;
     if let Some(slot) = m.get_mut(key.as_str()) {
         return set_path(rt, slot, rest, keys, v, op);
     }

@@ -184,7 +184,7 @@ pub(crate) fn op_assign(rt: &mut Rt, op: &Token, target: &mut Dynamic, y: Dynami
         // Rhai's built-in `+=` on an array: appends another array's items, pushes any other value.
         let sized = y.is_array() || y.is_map() || y.is_string();
         {
-            let mut a = target.as_array_mut().map_err(|_| bailed())?;
+            let mut a = target.write_lock::<rhai::Array>().ok_or_else(|| bailed())?;
             if y.is_array() {
                 a.extend(y.into_array().map_err(|_| bailed())?);
             } else {
@@ -349,12 +349,12 @@ pub(crate) fn standard(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [
             match (name, &mut *args) {
                 ("remove", [k]) if k.is_string() => {
                     let k = k.as_immutable_string_ref().ok()?.clone();
-                    let mut m = this.as_map_mut().ok()?;
+                    let mut m = this.write_lock::<rhai::Map>()?;
                     return Some(Ok(m.remove(k.as_str()).unwrap_or(Dynamic::UNIT)));
                 }
                 ("mixin", [other]) if other.is_map() => {
                     let other = std::mem::take(other).try_cast::<rhai::Map>()?;
-                    this.as_map_mut().ok()?.extend(other);
+                    this.write_lock::<rhai::Map>()?.extend(other);
                     if too_big(rt, this) {
                         return Some(bail());
                     }
@@ -398,7 +398,7 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
                 return None;
             }
             let sized = x.is_array() || x.is_map() || x.is_string();
-            this.as_array_mut().ok()?.push(std::mem::take(x));
+            this.write_lock::<rhai::Array>()?.push(std::mem::take(x));
             // Rhai checks the grown array against the size limits (nested values and the
             // bytes of its strings count).
             let over = if sized { too_big(rt, this) } else { this.as_array_ref().ok()?.len() >= rt.prog.max_array };
@@ -419,7 +419,7 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
             }
             let item = std::mem::take(item);
             {
-                let mut a = this.as_array_mut().ok()?;
+                let mut a = this.write_lock::<rhai::Array>()?;
                 if n > a.len() {
                     a.resize(n, item);
                 }
@@ -434,7 +434,7 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
                 return None;
             }
             let index = i.as_int().ok()?;
-            let mut a = this.as_array_mut().ok()?;
+            let mut a = this.write_lock::<rhai::Array>()?;
             let len = a.len();
             Some(Ok(match array_index(len, index) {
                 Ok(at) => a.remove(at),
@@ -442,7 +442,7 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
             }))
         }
         ("contains", [x]) => {
-            let mut items = this.as_array_mut().ok()?;
+            let mut items = this.write_lock::<rhai::Array>()?;
             for item in items.iter_mut() {
                 match equals(rt, item, x) {
                     Ok(true) => return Some(Ok(Dynamic::TRUE)),
@@ -453,7 +453,7 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
             Some(Ok(Dynamic::FALSE))
         }
         ("index_of", [x]) if !x.is_fnptr() => {
-            let mut items = this.as_array_mut().ok()?;
+            let mut items = this.write_lock::<rhai::Array>()?;
             for (at, item) in items.iter_mut().enumerate() {
                 match equals(rt, item, x) {
                     Ok(true) => return Some(Ok(Dynamic::from_int(at as INT))),
