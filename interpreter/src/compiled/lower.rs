@@ -681,23 +681,28 @@ impl<'p> Lower<'p> {
                 }))
             }
             Expr::Dot(..) | Expr::Index(..) => {
-                let (root, links, args) = self.chain(e)?;
-                Ok(Box::new(move |s, rt| {
-                    let mut vals = rt.vec();
-                    for a in &args {
-                        vals.push(a(s, rt)?);
+                let (root, links, mut args) = self.chain(e)?;
+                // Most chains have no argument (`t.card.number`) or one (`plays[i].card`):
+                // those are held in place, without a vector.
+                Ok(match args.len() {
+                    0 => Box::new(move |s, rt| chain_value(rt, s, &root, &links, &mut [])),
+                    1 => {
+                        let arg = args.pop().expect("one argument");
+                        Box::new(move |s, rt| {
+                            let mut one = [arg(s, rt)?];
+                            chain_value(rt, s, &root, &links, &mut one)
+                        })
                     }
-                    let mut at = 0;
-                    let r = match &root {
-                        Root::Slot(slot) => walk(rt, &mut s[*slot], &links, &mut vals, &mut at),
-                        Root::Value(c) => {
-                            let v = c(s, rt)?;
-                            walk_owned(rt, v, &links, &mut vals, &mut at)
+                    _ => Box::new(move |s, rt| {
+                        let mut vals = rt.vec();
+                        for a in &args {
+                            vals.push(a(s, rt)?);
                         }
-                    };
-                    rt.give(vals);
-                    r
-                }))
+                        let r = chain_value(rt, s, &root, &links, &mut vals);
+                        rt.give(vals);
+                        r
+                    }),
+                })
             }
             Expr::And(list, ..) | Expr::Or(list, ..) => {
                 let is_and = matches!(e, Expr::And(..));
@@ -1163,6 +1168,19 @@ fn sort(rt: &mut Rt, this: &mut Dynamic, args: Vec<Dynamic>) -> R<Dynamic> {
     }
     *this.write_lock::<rhai::Array>().ok_or_else(|| bailed())? = items;
     Ok(Dynamic::UNIT)
+}
+
+/// The value at the end of a chain, its arguments evaluated (`vals`, in the order Rhai
+/// evaluates them: before the root).
+fn chain_value(rt: &mut Rt, s: &mut [Dynamic], root: &Root, links: &[Link], vals: &mut [Dynamic]) -> R<Dynamic> {
+    let mut at = 0;
+    match root {
+        Root::Slot(slot) => walk(rt, &mut s[*slot], links, vals, &mut at),
+        Root::Value(c) => {
+            let v = c(s, rt)?;
+            walk_owned(rt, v, links, vals, &mut at)
+        }
+    }
 }
 
 /// Follows a chain's links from `cur` and returns the value at its end. Elements and map
