@@ -1015,6 +1015,23 @@ impl<'p> Lower<'p> {
                 if let (Token::EqualsTo | Token::NotEqualsTo, Expr::StringConstant(text, ..)) = (&op, y) {
                     return self.equals_text(op.clone(), natives, x, unshared_str(text));
                 }
+                // A local variable or an integer constant is read where it is, not copied (the
+                // right one only: the left one would be read before the right is evaluated).
+                match (self.in_place(x), self.in_place(y)) {
+                    (Some(a), Some(b)) => {
+                        return Ok(Box::new(move |s, rt| {
+                            binary_in_place(rt, &op, natives.as_deref(), a.get(s), b.get(s))
+                        }));
+                    }
+                    (None, Some(b)) => {
+                        let x = self.expr(x)?;
+                        return Ok(Box::new(move |s, rt| {
+                            let a = x(s, rt)?;
+                            binary_in_place(rt, &op, natives.as_deref(), &a, b.get(s))
+                        }));
+                    }
+                    _ => {}
+                }
                 let x = self.expr(x)?;
                 let y = self.expr(y)?;
                 Ok(Box::new(move |s, rt| {
@@ -1036,6 +1053,53 @@ impl<'p> Lower<'p> {
             _ => Err(format!("operator `{name}`")),
         }
     }
+}
+
+/// An operand read where it is: a local variable's slot, or an integer written in the script.
+enum InPlace {
+    Slot(usize),
+    Int(Dynamic),
+}
+
+impl InPlace {
+    fn get<'s>(&'s self, slots: &'s [Dynamic]) -> &'s Dynamic {
+        match self {
+            InPlace::Slot(i) => &slots[*i],
+            InPlace::Int(v) => v,
+        }
+    }
+}
+
+impl Lower<'_> {
+    /// `e` as an operand read in place, when it is a local variable or an integer constant.
+    fn in_place(&self, e: &Expr) -> Option<InPlace> {
+        match e {
+            Expr::Variable(v, ..) => self.lookup(&v.1).map(InPlace::Slot),
+            Expr::IntegerConstant(n, ..) => Some(InPlace::Int(Dynamic::from_int(*n))),
+            _ => None,
+        }
+    }
+}
+
+/// A binary operator on operands read in place: integers and the built-in operators without
+/// copying them; anything else (a string joined, the engine's own types) as [`ops::binary`],
+/// on copies.
+fn binary_in_place(rt: &mut Rt, op: &Token, natives: Option<&[Native]>, a: &Dynamic, b: &Dynamic) -> R<Dynamic> {
+    if let Some((p, q)) = ops::ints(a, b) {
+        match op {
+            Token::EqualsTo => return Ok(Dynamic::from_bool(p == q)),
+            Token::NotEqualsTo => return Ok(Dynamic::from_bool(p != q)),
+            Token::LessThan => return Ok(Dynamic::from_bool(p < q)),
+            Token::GreaterThan => return Ok(Dynamic::from_bool(p > q)),
+            Token::LessThanEqualsTo => return Ok(Dynamic::from_bool(p <= q)),
+            Token::GreaterThanEqualsTo => return Ok(Dynamic::from_bool(p >= q)),
+            _ => {}
+        }
+    }
+    if !a.is_variant() && !b.is_variant() && !matches!(op, Token::Plus) {
+        return ops::builtin_binary(op, a, b).unwrap_or_else(bail);
+    }
+    ops::binary(rt, op, natives, a.clone(), b.clone())
 }
 
 /// Whether a value is one of the engine's handles, whose methods never change the handle itself

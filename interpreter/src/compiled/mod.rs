@@ -525,6 +525,13 @@ mod tests {
         same("let n = 0; for i in 0..10 { n += i; } for i in 1..=3 { n += i * 100; } n");
         same("[abs(-4), max(2, 9), min(2, 9), (-4).abs()]");
         same("[true > false, false < true, true >= true, false <= false, true == false, 'a' < 'b', \"b\" >= \"a\"]");
+        // Operands read in place: variables and integer constants, on either side.
+        same("let a = 3; let b = 4; [a < b, a == 3, 5 > a, a + b, a - 1, a * b, b / 2, b % 3, a <= 3, a >= 4, a != b, 2 - a]");
+        same(r#"let s = "ab"; let t = "c"; let u = (); [s + t, s == t, s < t, u == s, s != u]"#);
+        same("let a = [1, 2]; let b = 2; let t = true; [a.len() == b, a.len() + b, t == true, t != false]");
+        same("let b = [5, 6]; let n = b.remove(0) + b.len(); [n, b]");
+        gives_up("let a = 1; let b = 0; a / b");
+        gives_up("let a = 1; let b = \"x\"; a - b");
     }
 
     #[test]
