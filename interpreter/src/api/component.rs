@@ -43,24 +43,30 @@ impl ComponentHandle {
 /// in declaration order, so one place in a script mostly reads the same position. It must
 /// agree with the getters registered below (`api_doc`'s tests list them).
 pub(crate) fn read_property(d: &Dynamic, name: &str, hint: &AtomicU32) -> Option<Dynamic> {
+    with_property(d, name, hint, Dynamic::clone)
+}
+
+/// Like [`read_property`], handing the property to `f` where it lies instead of copying it
+/// (compiled scripts compare `c.kind == "action"` so).
+pub(crate) fn with_property<T>(d: &Dynamic, name: &str, hint: &AtomicU32, f: impl FnOnce(&Dynamic) -> T) -> Option<T> {
     let h = d.read_lock::<ComponentHandle>()?;
     let c = h.component();
     let values = c.script_values();
     Some(match name {
-        "id" => values.id.clone(),
-        "kind" => values.kind.clone(),
-        "label" => c.label().into(),
+        "id" => f(&values.id),
+        "kind" => f(&values.kind),
+        "label" => f(&c.label().into()),
         _ => {
             let at = hint.load(Ordering::Relaxed) as usize;
             if c.props.get_index(at).is_some_and(|(k, _)| k == name) {
-                values.props[at].clone()
+                f(&values.props[at])
             } else {
                 match c.props.get_index_of(name) {
                     Some(i) => {
                         hint.store(i as u32, Ordering::Relaxed);
-                        values.props[i].clone()
+                        f(&values.props[i])
                     }
-                    None => Dynamic::UNIT,
+                    None => f(&Dynamic::UNIT),
                 }
             }
         }

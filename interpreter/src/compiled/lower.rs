@@ -980,14 +980,27 @@ impl<'p> Lower<'p> {
     /// `x == "text"` or `x != "text"`: a string compared in place (the constant is not copied
     /// into a value); any other value is compared as `binary` does.
     fn equals_text(&mut self, op: Token, natives: Option<Vec<Native>>, x: &Expr, text: ImmutableString) -> U<Code> {
-        let x = self.expr(x)?;
         let equal = matches!(op, Token::EqualsTo);
+        // A variable, or properties read from one (`c.kind`, `s.board.name`), is compared
+        // where the string lies, without a copy; anything else as below.
+        let peeked = match x {
+            Expr::Variable(v, ..) => self.lookup(&v.1).map(|slot| (slot, Vec::new())),
+            _ if only_properties(x) => match self.chain(x)? {
+                (Root::Slot(slot), links, _) => Some((slot, links)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let x = self.expr(x)?;
         Ok(Box::new(move |s, rt| {
-            let a = x(s, rt)?;
-            if a.is_string() {
-                if let Ok(a) = a.as_immutable_string_ref() {
-                    return Ok(Dynamic::from_bool((a.as_str() == text.as_str()) == equal));
+            if let Some((slot, links)) = &peeked {
+                if let Some(Some(same)) = peek_props(&s[*slot], links, |v| same_text(v, &text)) {
+                    return Ok(Dynamic::from_bool(same == equal));
                 }
+            }
+            let a = x(s, rt)?;
+            if let Some(same) = same_text(&a, &text) {
+                return Ok(Dynamic::from_bool(same == equal));
             }
             ops::binary(rt, &op, natives.as_deref(), a, Dynamic::from(text.clone()))
         }))
@@ -1053,6 +1066,58 @@ impl<'p> Lower<'p> {
             _ => Err(format!("operator `{name}`")),
         }
     }
+}
+
+/// Whether `v` is a string equal to `text` (`None` when it is not a string).
+fn same_text(v: &Dynamic, text: &ImmutableString) -> Option<bool> {
+    if !v.is_string() {
+        return None;
+    }
+    v.as_immutable_string_ref().ok().map(|a| a.as_str() == text.as_str())
+}
+
+/// Whether `e` is a variable followed by properties only (`c.kind`, `s.board.name`).
+fn only_properties(e: &Expr) -> bool {
+    fn props(rhs: &Expr) -> bool {
+        match rhs {
+            Expr::Property(..) => true,
+            Expr::Dot(x, f, ..) => {
+                !f.intersects(ASTFlags::NEGATED | ASTFlags::BREAK)
+                    && matches!(x.lhs, Expr::Property(..))
+                    && props(&x.rhs)
+            }
+            _ => false,
+        }
+    }
+    match e {
+        Expr::Dot(x, f, ..) => !f.contains(ASTFlags::NEGATED) && matches!(x.lhs, Expr::Variable(..)) && props(&x.rhs),
+        _ => false,
+    }
+}
+
+/// Hands `f` the value at the end of `links` (properties only) from `cur`, where it lies:
+/// entries of maps and properties of components. `None` when a link is anything else or
+/// an entry on the way is missing (the chain is then evaluated as usual, which reports it).
+fn peek_props<T>(cur: &Dynamic, links: &[Link], f: impl FnOnce(&Dynamic) -> T) -> Option<T> {
+    let Some((first, rest)) = links.split_first() else {
+        return Some(f(cur));
+    };
+    let Link::Prop { name, hint, .. } = first else {
+        return None;
+    };
+    if cur.is_map() {
+        let m = cur.read_lock::<rhai::Map>()?;
+        return match m.get(name.as_str()) {
+            Some(v) => peek_props(v, rest, f),
+            None if rest.is_empty() => Some(f(&Dynamic::UNIT)),
+            None => None,
+        };
+    }
+    if !rest.is_empty() {
+        let v = crate::api::component::read_property(cur, name, &hint.0)?;
+        return peek_props(&v, rest, f);
+    }
+    crate::api::component::with_property(cur, name, &hint.0, f)
 }
 
 /// An operand read where it is: a local variable's slot, or an integer written in the script.

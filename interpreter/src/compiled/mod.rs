@@ -546,6 +546,11 @@ mod tests {
             r#"let s = "abc"; let u = (); let n = 1; [s == "abc", s != "abc", s == "abd", u == "x", u != "x", n == "1", n != "1", [s][0] == "abc"]"#,
         );
         same(r#"let s = "ab"; s.pad(5, '-'); [s, " 17 ".parse_int(), "a" < "b", "a" == (), () != "a", 1 == "1"]"#);
+        // Properties compared with a text where they lie.
+        same(
+            r#"let c = #{ kind: "a", n: 1, sub: #{ name: "b" } }; [c.kind == "a", c.kind != "a", c.sub.name == "b", c.missing == "x", c.kind == "b", c.sub.missing != "y", c.n == "1", c.sub == "b"]"#,
+        );
+        gives_up(r#"let c = #{ sub: #{} }; c.sub.missing.deeper == "x""#);
     }
 
     #[test]
