@@ -1028,8 +1028,10 @@ impl<'p> Lower<'p> {
                 if let (Token::EqualsTo | Token::NotEqualsTo, Expr::StringConstant(text, ..)) = (&op, y) {
                     return self.equals_text(op.clone(), natives, x, unshared_str(text));
                 }
-                // A local variable or an integer constant is read where it is, not copied (the
-                // right one only: the left one would be read before the right is evaluated).
+                // A local variable or an integer constant is read where it is, not copied: the
+                // right operand whatever the left one is (it is read after the left one is
+                // evaluated, as Rhai reads it), the left one only when the right one is read
+                // in place too (nothing runs between the two reads).
                 match (self.in_place(x), self.in_place(y)) {
                     (Some(a), Some(b)) => {
                         return Ok(Box::new(move |s, rt| {
