@@ -60,7 +60,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Counting<A> {
 /// for every layout whose alignment it always gives (at most 16 bytes, and no more than the
 /// size, as Rust's own system allocator decides), its aligned entry points only for the rest.
 /// The `mimalloc` crate's allocator takes the aligned path for every allocation, about 40
-/// instructions more each: 4% of a Goofspiel simulation, whose transactions allocate
+/// instructions more each: 4% of the instructions of a simulation whose transactions allocate
 /// option lists and flow frames per decision.
 pub struct Mimalloc;
 
