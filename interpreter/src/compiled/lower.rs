@@ -14,6 +14,8 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+mod cond;
+
 /// Why a construct is left to Rhai.
 type U<T> = Result<T, String>;
 
@@ -245,14 +247,10 @@ impl<'p> Lower<'p> {
 
     /// `if`: the condition, then one of the branches, each a block lowered as `ending` says.
     fn if_stmt(&mut self, fc: &rhai::FlowControl, ending: Ending) -> U<Code> {
-        let cond = self.expr(&fc.expr)?;
+        let cond = self.cond(&fc.expr)?;
         let body = self.block_as(fc.body.statements(), ending)?;
         let branch = self.block_as(fc.branch.statements(), ending)?;
-        Ok(Box::new(move |s, rt| match cond(s, rt)?.as_bool() {
-            Ok(true) => body(s, rt),
-            Ok(false) => branch(s, rt),
-            Err(_) => bail(),
-        }))
+        Ok(Box::new(move |s, rt| if cond(s, rt)? { body(s, rt) } else { branch(s, rt) }))
     }
 
     /// A statement whose value the function returns: an expression's last reads move.
@@ -325,15 +323,13 @@ impl<'p> Lower<'p> {
             Stmt::If(fc, ..) => self.if_stmt(fc, Ending::Plain),
             Stmt::While(fc, ..) => {
                 let forever = matches!(fc.expr, Expr::Unit(..) | Expr::BoolConstant(true, ..));
-                let cond = if forever { None } else { Some(self.expr(&fc.expr)?) };
+                let cond = if forever { None } else { Some(self.cond(&fc.expr)?) };
                 let body = self.block(fc.body.statements())?;
                 Ok(Box::new(move |s, rt| loop {
                     rt.tick()?;
                     if let Some(c) = &cond {
-                        match c(s, rt)?.as_bool() {
-                            Ok(true) => {}
-                            Ok(false) => return Ok(Dynamic::UNIT),
-                            Err(_) => return bail(),
+                        if !c(s, rt)? {
+                            return Ok(Dynamic::UNIT);
                         }
                     }
                     match body(s, rt) {
@@ -345,7 +341,7 @@ impl<'p> Lower<'p> {
             }
             Stmt::Do(fc, flags, ..) => {
                 let until = flags.contains(ASTFlags::NEGATED);
-                let cond = self.expr(&fc.expr)?;
+                let cond = self.cond(&fc.expr)?;
                 let body = self.block(fc.body.statements())?;
                 Ok(Box::new(move |s, rt| loop {
                     rt.tick()?;
@@ -354,7 +350,7 @@ impl<'p> Lower<'p> {
                         Err(Stop::Break(v)) => return Ok(v),
                         Err(e) => return Err(e),
                     }
-                    let go_on = cond(s, rt)?.as_bool().map_err(|_| bailed())?;
+                    let go_on = cond(s, rt)?;
                     if go_on == until {
                         return Ok(Dynamic::UNIT);
                     }
@@ -493,7 +489,7 @@ impl<'p> Lower<'p> {
             return Err("`switch` with ranges".into());
         }
         let value = self.expr(value)?;
-        type Case = (Option<Code>, Code);
+        type Case = (Option<cond::Cond>, Code);
         let mut table: HashMap<u64, Vec<Case>> = HashMap::new();
         for (hash, list) in cases.cases.iter() {
             let mut arms = Vec::new();
@@ -501,7 +497,7 @@ impl<'p> Lower<'p> {
                 let arm = &cases.expressions[i];
                 let cond = match arm.lhs {
                     Expr::BoolConstant(true, ..) => None,
-                    ref c => Some(self.expr(c)?),
+                    ref c => Some(self.cond(c)?),
                 };
                 arms.push((cond, self.expr(&arm.rhs)?));
             }
@@ -517,7 +513,7 @@ impl<'p> Lower<'p> {
                 for (cond, arm) in arms {
                     let take = match cond {
                         None => true,
-                        Some(c) => c(s, rt)?.as_bool().map_err(|_| bailed())?,
+                        Some(c) => c(s, rt)?,
                     };
                     if take {
                         return arm(s, rt);
@@ -704,18 +700,9 @@ impl<'p> Lower<'p> {
                     }),
                 })
             }
-            Expr::And(list, ..) | Expr::Or(list, ..) => {
-                let is_and = matches!(e, Expr::And(..));
-                let list = list.iter().map(|p| self.expr(p)).collect::<U<Vec<_>>>()?;
-                Ok(Box::new(move |s, rt| {
-                    for c in &list {
-                        let b = c(s, rt)?.as_bool().map_err(|_| bailed())?;
-                        if b != is_and {
-                            return Ok(Dynamic::from_bool(b));
-                        }
-                    }
-                    Ok(Dynamic::from_bool(is_and))
-                }))
+            Expr::And(..) | Expr::Or(..) => {
+                let c = self.cond(e)?;
+                Ok(Box::new(move |s, rt| Ok(Dynamic::from_bool(c(s, rt)?))))
             }
             Expr::Coalesce(list, ..) => {
                 let list = list.iter().map(|p| self.expr(p)).collect::<U<Vec<_>>>()?;
@@ -979,42 +966,21 @@ impl<'p> Lower<'p> {
 
     /// `x == "text"` or `x != "text"`: a string compared in place (the constant is not copied
     /// into a value); any other value is compared as `binary` does.
+    /// `x == "text"` (or `!=`) as a value: see [`Lower::equals_text_cond`].
     fn equals_text(&mut self, op: Token, natives: Option<Vec<Native>>, x: &Expr, text: ImmutableString) -> U<Code> {
-        let equal = matches!(op, Token::EqualsTo);
-        // A variable, or properties read from one (`c.kind`, `s.board.name`), is compared
-        // where the string lies, without a copy; anything else as below.
-        let peeked = match x {
-            Expr::Variable(v, ..) => self.lookup(&v.1).map(|slot| (slot, Vec::new())),
-            _ if only_properties(x) => match self.chain(x)? {
-                (Root::Slot(slot), links, _) => Some((slot, links)),
-                _ => None,
-            },
-            _ => None,
-        };
-        let x = self.expr(x)?;
-        Ok(Box::new(move |s, rt| {
-            if let Some((slot, links)) = &peeked {
-                if let Some(Some(same)) = peek_props(&s[*slot], links, |v| same_text(v, &text)) {
-                    return Ok(Dynamic::from_bool(same == equal));
-                }
-            }
-            let a = x(s, rt)?;
-            if let Some(same) = same_text(&a, &text) {
-                return Ok(Dynamic::from_bool(same == equal));
-            }
-            ops::binary(rt, &op, natives.as_deref(), a, Dynamic::from(text.clone()))
-        }))
+        let c = self.equals_text_cond(op, natives, x, text)?;
+        Ok(Box::new(move |s, rt| Ok(Dynamic::from_bool(c(s, rt)?))))
     }
 
     fn operator(&mut self, op: Token, name: ImmutableString, args: &[Expr]) -> U<Code> {
         match args {
             [x] => {
+                if matches!(op, Token::Bang) {
+                    let x = self.cond(x)?;
+                    return Ok(Box::new(move |s, rt| Ok(Dynamic::from_bool(!x(s, rt)?))));
+                }
                 let x = self.expr(x)?;
                 match op {
-                    Token::Bang => Ok(Box::new(move |s, rt| match x(s, rt)?.as_bool() {
-                        Ok(b) => Ok(Dynamic::from_bool(!b)),
-                        Err(_) => bail(),
-                    })),
                     Token::UnaryMinus | Token::Minus => Ok(Box::new(move |s, rt| match x(s, rt)?.as_int() {
                         Ok(n) => n.checked_neg().map(Dynamic::from_int).ok_or_else(|| bailed()),
                         Err(_) => bail(),

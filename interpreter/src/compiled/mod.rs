@@ -594,6 +594,38 @@ mod tests {
         same(r#"[is_def_fn("helper", 2), is_def_fn("helper", 1), is_def_fn("nothing", 0), is_def_fn("cmp", -1)]"#);
     }
 
+    /// Conditions are tested as Rust `bool`s: the same branches as Rhai for every comparison,
+    /// operand kind and operator, and a condition that is not a `bool` is Rhai's error.
+    #[test]
+    fn conditions_take_rhais_branches() {
+        same(
+            r#"let a = 3; let b = 4; let out = [];
+            for c in [a < b, a > b, a <= 3, a >= 4, a == 3, a != 3, 5 > a, 2 - a < 0, a + 1 == b, helper(a, 0) >= 30] {
+                if c { out.push(1); } else { out.push(0); }
+            }
+            if a < b && b < 5 || a == 9 { out.push(2); }
+            if !(a < b) || !(b == 4) { out.push(3); } else { out.push(4); }
+            out"#,
+        );
+        same(
+            r#"let s = "x"; let u = (); let m = #{ k: "v", n: 1 }; let out = [];
+            if s == "x" { out.push(1); } if s != "x" { out.push(2); } if u == "x" { out.push(3); }
+            if m.k == "v" && m.n == 1 { out.push(4); } if m.n == "1" { out.push(5); } if 1 == "1" { out.push(6); }
+            if "a" < "b" && s != u { out.push(7); }
+            let n = 0; while n < 3 && true { n += 1; } do { n += 10; } until n > 25;
+            let k = switch n { 33 if n > 40 => 1, 33 if !(n > 40) => 2, _ => 3 };
+            [out, n, k, !false, true && !true, false || a_true()]
+            }
+            fn a_true() { true"#,
+        );
+        // Operands of different types are unequal and unordered in Rhai.
+        same("let x = \"s\"; let out = []; if x < 1 { out.push(1); } if x == 1 { out.push(2); } if x != 1 { out.push(3); } out");
+        gives_up("let x = 1; if x { 2 } else { 3 }");
+        gives_up("let x = 1; if !x { 2 } else { 3 }");
+        gives_up("let x = 1; while x && false { } 0");
+        gives_up("let x = (); if true && x { 1 } else { 0 }");
+    }
+
     #[test]
     fn what_compiled_scripts_leave_to_rhai() {
         gives_up("let a = [1]; a[3]");

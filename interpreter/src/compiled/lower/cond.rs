@@ -1,0 +1,169 @@
+//! Conditions: what an `if`, a `while` or `do` loop, `&&`, `||` and `!` test, worked out as a
+//! Rust `bool` instead of a script value made, tested and dropped. A comparison of two integers
+//! is made inline (read where they lie when they are local variables or constants); anything
+//! else is the expression's value, which must be a `bool` (else compiled code gives up and
+//! Rhai reports the error).
+
+use super::{binary_in_place, peek_props, same_text, Lower, Root, U};
+use crate::compiled::natives::Native;
+use crate::compiled::{bailed, ops, Rt, R};
+use rhai::{Dynamic, Expr, ImmutableString, Token, INT};
+
+/// A compiled condition: reads and writes the call's slots, yields the truth of its expression.
+pub(in crate::compiled) type Cond = Box<dyn Fn(&mut [Dynamic], &mut Rt) -> R<bool> + Send + Sync>;
+
+/// The comparison operators, as a condition tests them on two integers.
+#[derive(Clone, Copy)]
+enum Compare {
+    Equal,
+    NotEqual,
+    Less,
+    Greater,
+    LessOrEqual,
+    GreaterOrEqual,
+}
+
+impl Compare {
+    fn of(op: &Token) -> Option<Compare> {
+        Some(match op {
+            Token::EqualsTo => Compare::Equal,
+            Token::NotEqualsTo => Compare::NotEqual,
+            Token::LessThan => Compare::Less,
+            Token::GreaterThan => Compare::Greater,
+            Token::LessThanEqualsTo => Compare::LessOrEqual,
+            Token::GreaterThanEqualsTo => Compare::GreaterOrEqual,
+            _ => return None,
+        })
+    }
+
+    #[inline]
+    fn ints(self, p: INT, q: INT) -> bool {
+        match self {
+            Compare::Equal => p == q,
+            Compare::NotEqual => p != q,
+            Compare::Less => p < q,
+            Compare::Greater => p > q,
+            Compare::LessOrEqual => p <= q,
+            Compare::GreaterOrEqual => p >= q,
+        }
+    }
+}
+
+/// The truth of a value a condition got: only a `bool` has one (Rhai reports anything else).
+#[inline]
+fn truth(v: Dynamic) -> R<bool> {
+    v.as_bool().map_err(|_| bailed())
+}
+
+impl Lower<'_> {
+    /// `e` as a condition.
+    pub(super) fn cond(&mut self, e: &Expr) -> U<Cond> {
+        match e {
+            Expr::BoolConstant(b, ..) => {
+                let b = *b;
+                return Ok(Box::new(move |_, _| Ok(b)));
+            }
+            Expr::And(list, ..) | Expr::Or(list, ..) => {
+                // `&&` stops at the first `false`, `||` at the first `true`: that is its value.
+                let is_and = matches!(e, Expr::And(..));
+                let list = list.iter().map(|p| self.cond(p)).collect::<U<Vec<_>>>()?;
+                return Ok(Box::new(move |s, rt| {
+                    for c in &list {
+                        if c(s, rt)? != is_and {
+                            return Ok(!is_and);
+                        }
+                    }
+                    Ok(is_and)
+                }));
+            }
+            Expr::FnCall(f, ..) if !f.capture_parent_scope => match (&f.op_token, f.args.as_slice()) {
+                (Some(Token::Bang), [x]) => {
+                    let x = self.cond(x)?;
+                    return Ok(Box::new(move |s, rt| Ok(!x(s, rt)?)));
+                }
+                (Some(op @ (Token::EqualsTo | Token::NotEqualsTo)), [x, Expr::StringConstant(text, ..)]) => {
+                    let natives = self.natives.list(&f.name, 2).map(<[Native]>::to_vec);
+                    return self.equals_text_cond(op.clone(), natives, x, super::unshared_str(text));
+                }
+                (Some(op), [x, y]) if Compare::of(op).is_some() => return self.comparison(op.clone(), &f.name, x, y),
+                _ => {}
+            },
+            _ => {}
+        }
+        let c = self.expr(e)?;
+        Ok(Box::new(move |s, rt| truth(c(s, rt)?)))
+    }
+
+    /// `x op y` for a comparison operator: integers compared inline, anything else as the
+    /// operator's value ([`Lower::operator`] reads the same operands in the same order).
+    fn comparison(&mut self, op: Token, name: &ImmutableString, x: &Expr, y: &Expr) -> U<Cond> {
+        let natives = self.natives.list(name, 2).map(<[Native]>::to_vec);
+        let cmp = Compare::of(&op).ok_or_else(|| format!("operator `{name}`"))?;
+        match (self.in_place(x), self.in_place(y)) {
+            (Some(a), Some(b)) => Ok(Box::new(move |s, rt| {
+                let (a, b) = (a.get(s), b.get(s));
+                if let Some((p, q)) = ops::ints(a, b) {
+                    return Ok(cmp.ints(p, q));
+                }
+                truth(binary_in_place(rt, &op, natives.as_deref(), a, b)?)
+            })),
+            (None, Some(b)) => {
+                let x = self.expr(x)?;
+                Ok(Box::new(move |s, rt| {
+                    let a = x(s, rt)?;
+                    let b = b.get(s);
+                    if let Some((p, q)) = ops::ints(&a, b) {
+                        return Ok(cmp.ints(p, q));
+                    }
+                    truth(binary_in_place(rt, &op, natives.as_deref(), &a, b)?)
+                }))
+            }
+            _ => {
+                let x = self.expr(x)?;
+                let y = self.expr(y)?;
+                Ok(Box::new(move |s, rt| {
+                    let a = x(s, rt)?;
+                    let b = y(s, rt)?;
+                    if let Some((p, q)) = ops::ints(&a, &b) {
+                        return Ok(cmp.ints(p, q));
+                    }
+                    truth(ops::binary(rt, &op, natives.as_deref(), a, b)?)
+                }))
+            }
+        }
+    }
+
+    /// `x == "text"` (or `!=`): a variable, or properties read from one (`c.kind`,
+    /// `s.board.name`), is compared where the string lies, without a copy; anything else is
+    /// evaluated and compared, or handed to the operator.
+    pub(super) fn equals_text_cond(
+        &mut self,
+        op: Token,
+        natives: Option<Vec<Native>>,
+        x: &Expr,
+        text: ImmutableString,
+    ) -> U<Cond> {
+        let equal = matches!(op, Token::EqualsTo);
+        let peeked = match x {
+            Expr::Variable(v, ..) => self.lookup(&v.1).map(|slot| (slot, Vec::new())),
+            _ if super::only_properties(x) => match self.chain(x)? {
+                (Root::Slot(slot), links, _) => Some((slot, links)),
+                _ => None,
+            },
+            _ => None,
+        };
+        let x = self.expr(x)?;
+        Ok(Box::new(move |s, rt| {
+            if let Some((slot, links)) = &peeked {
+                if let Some(Some(same)) = peek_props(&s[*slot], links, |v| same_text(v, &text)) {
+                    return Ok(same == equal);
+                }
+            }
+            let a = x(s, rt)?;
+            if let Some(same) = same_text(&a, &text) {
+                return Ok(same == equal);
+            }
+            truth(ops::binary(rt, &op, natives.as_deref(), a, Dynamic::from(text.clone()))?)
+        }))
+    }
+}
