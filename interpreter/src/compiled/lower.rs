@@ -964,8 +964,6 @@ impl<'p> Lower<'p> {
         Some((self.lookup(name)?, what))
     }
 
-    /// `x == "text"` or `x != "text"`: a string compared in place (the constant is not copied
-    /// into a value); any other value is compared as `binary` does.
     /// `x == "text"` (or `!=`) as a value: see [`Lower::equals_text_cond`].
     fn equals_text(&mut self, op: Token, natives: Option<Vec<Native>>, x: &Expr, text: ImmutableString) -> U<Code> {
         let c = self.equals_text_cond(op, natives, x, text)?;
