@@ -550,7 +550,11 @@ impl Scripts {
                     let p = crate::compiled::Program::compile(&self.file_asts, self.natives.clone(), limits);
                     if crate::compiled::debugging() {
                         let (n, left) = p.coverage();
-                        eprintln!("compiled scripts: {n} functions compiled, {} left to Rhai", left.len());
+                        let inlined = p.inlined().len();
+                        eprintln!(
+                            "compiled scripts: {n} functions compiled, {} left to Rhai, {inlined} calls inlined",
+                            left.len()
+                        );
                         for (f, why) in left {
                             eprintln!("  {f}: {why}");
                         }

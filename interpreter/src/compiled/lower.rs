@@ -15,6 +15,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 mod cond;
+mod inline;
 
 /// Why a construct is left to Rhai.
 type U<T> = Result<T, String>;
@@ -100,13 +101,70 @@ enum Root {
     Value(Code),
 }
 
+/// A script function call's arguments: each evaluated, or lent from a variable of the caller
+/// (moved into the call and back when it ends, see `lend`).
+struct CallArgs {
+    /// Per argument: its code, `None` for a lent one.
+    codes: Vec<Option<Code>>,
+    /// The lent arguments: (argument, the caller's slot).
+    lent: Vec<(usize, usize)>,
+    /// Per lent argument: whether only one of the engine's handles may be lent.
+    handles_only: Vec<bool>,
+}
+
+impl CallArgs {
+    /// The arguments' values, the lent ones taken once every other one is made (so that
+    /// nothing runs in between); `true` when they were moved out of the caller's slots (they
+    /// go back when the call ends), `false` when they were copied (see [`must_copy`]).
+    fn values(&self, s: &mut [Dynamic], rt: &mut Rt) -> R<(Vec<Dynamic>, bool)> {
+        let mut vals = rt.vec();
+        for a in &self.codes {
+            vals.push(match a {
+                Some(a) => a(s, rt)?,
+                None => Dynamic::UNIT,
+            });
+        }
+        if self.lent.is_empty() {
+            return Ok((vals, false));
+        }
+        let copied = |(&(_, slot), &handle_only): (&(usize, usize), &bool)| must_copy(&s[slot], handle_only);
+        if self.lent.iter().zip(&self.handles_only).any(copied) {
+            for &(k, slot) in &self.lent {
+                vals[k] = s[slot].clone();
+            }
+            return Ok((vals, false));
+        }
+        for &(k, slot) in &self.lent {
+            vals[k] = std::mem::take(&mut s[slot]);
+        }
+        Ok((vals, true))
+    }
+}
+
+/// Whether a variable must be copied into a call rather than lent: a shared or constant value
+/// is copied, as Rhai would, and so is any value but a handle where the function may change
+/// its parameter (`handle_only`).
+fn must_copy(v: &Dynamic, handle_only: bool) -> bool {
+    v.is_shared() || v.is_read_only() || (handle_only && !is_handle(v))
+}
+
 /// Lowers one function, keeping the names in scope and their slots.
 pub(super) struct Lower<'p> {
     index: &'p HashMap<String, Vec<(usize, usize)>>,
     natives: &'p NativeTable,
     switch_ok: bool,
     scope: Vec<(ImmutableString, usize)>,
+    /// The next free slot.
     slots: usize,
+    /// Slots a call needs: the most ever in use at once (an inlined call's slots are free
+    /// again once it is lowered, see `inline`).
+    peak: usize,
+    /// Every script function's parameters and body (to inline small ones).
+    bodies: &'p [super::Body],
+    /// The function being lowered, then the functions being inlined into it, innermost last.
+    inlining: Vec<usize>,
+    /// The functions whose calls were inlined, once per call site.
+    inlined: Vec<usize>,
     callees: Vec<usize>,
     /// Slots whose `push`es skip the size check, because the loop being lowered only ever
     /// pushes onto them and checks them once when it ends (see [`Lower::for_loop`]).
@@ -126,6 +184,7 @@ impl<'p> Lower<'p> {
         natives: &'p NativeTable,
         switch_ok: bool,
         lendable: &'p [Vec<Lend>],
+        bodies: &'p [super::Body],
     ) -> Self {
         Lower {
             index,
@@ -133,6 +192,10 @@ impl<'p> Lower<'p> {
             switch_ok,
             scope: Vec::new(),
             slots: 0,
+            peak: 0,
+            bodies,
+            inlining: Vec::new(),
+            inlined: Vec::new(),
             callees: Vec::new(),
             unchecked_push: Vec::new(),
             last_reads: Vec::new(),
@@ -143,7 +206,7 @@ impl<'p> Lower<'p> {
 
     /// Slots a call of the function needs.
     pub(super) fn slots(&self) -> usize {
-        self.slots
+        self.peak.max(self.slots)
     }
 
     /// The script functions the body calls by name.
@@ -151,9 +214,15 @@ impl<'p> Lower<'p> {
         self.callees.clone()
     }
 
-    /// The whole function: its parameters are slots `0..n`; those `lent` says may hold a
-    /// caller's variable, which must be there unchanged when the call ends.
-    pub(super) fn function(&mut self, params: &[ImmutableString], lent: &[Lend], body: &[Stmt]) -> U<Code> {
+    /// The functions whose calls were inlined, once per call site.
+    pub(super) fn inlined(&self) -> Vec<usize> {
+        self.inlined.clone()
+    }
+
+    /// The whole function (number `idx`): its parameters are slots `0..n`; those `lent` says
+    /// may hold a caller's variable, which must be there unchanged when the call ends.
+    pub(super) fn function(&mut self, idx: usize, params: &[ImmutableString], lent: &[Lend], body: &[Stmt]) -> U<Code> {
+        self.inlining = vec![idx];
         self.lent_params =
             params.iter().zip(lent).filter(|(_, l)| **l != Lend::Nothing).map(|(p, _)| p.clone()).collect();
         self.scope = params.iter().cloned().zip(0..).collect();
@@ -168,6 +237,7 @@ impl<'p> Lower<'p> {
     fn declare(&mut self, name: ImmutableString) -> usize {
         let slot = self.slots;
         self.slots += 1;
+        self.peak = self.peak.max(self.slots);
         self.scope.push((name, slot));
         slot
     }
@@ -865,6 +935,9 @@ impl<'p> Lower<'p> {
             _ => {}
         }
         if let Some(idx) = self.script_fn(&name, n) {
+            if let Some(code) = self.inline_call(idx, &f.args) {
+                return Ok(code);
+            }
             self.callees.push(idx);
             return self.script_call(idx, &f.args);
         }
@@ -897,7 +970,16 @@ impl<'p> Lower<'p> {
     /// A call of script function `idx`. A variable passed where the function only reads its
     /// parameter (and named by no other argument) is lent: moved into the call and back.
     fn script_call(&mut self, idx: usize, arg_exprs: &[Expr]) -> U<Code> {
-        let mut args = Vec::with_capacity(arg_exprs.len());
+        let args = self.call_args(idx, arg_exprs)?;
+        Ok(Box::new(move |s, rt| match args.values(s, rt)? {
+            (vals, true) => call_lending(rt, idx, vals, s, &args.lent),
+            (vals, false) => call_index(rt, idx, vals),
+        }))
+    }
+
+    /// The arguments of a call of script function `idx`, each evaluated or lent.
+    fn call_args(&mut self, idx: usize, arg_exprs: &[Expr]) -> U<CallArgs> {
+        let mut codes = Vec::with_capacity(arg_exprs.len());
         let mut lent = Vec::new();
         let mut handles_only = Vec::new();
         for (k, a) in arg_exprs.iter().enumerate() {
@@ -905,47 +987,12 @@ impl<'p> Lower<'p> {
                 Some((slot, what)) => {
                     lent.push((k, slot));
                     handles_only.push(what == Lend::Handle);
-                    args.push(None);
+                    codes.push(None);
                 }
-                None => args.push(Some(self.expr(a)?)),
+                None => codes.push(Some(self.expr(a)?)),
             }
         }
-        if lent.is_empty() {
-            let args: Vec<Code> = args.into_iter().flatten().collect();
-            return Ok(Box::new(move |s, rt| {
-                let mut vals = rt.vec();
-                for a in &args {
-                    vals.push(a(s, rt)?);
-                }
-                call_index(rt, idx, vals)
-            }));
-        }
-        Ok(Box::new(move |s, rt| {
-            let mut vals = rt.vec();
-            for a in &args {
-                vals.push(match a {
-                    Some(a) => a(s, rt)?,
-                    None => Dynamic::UNIT,
-                });
-            }
-            // Taken once every other argument is made, so that nothing runs in between. A
-            // shared or constant value is copied, as Rhai would, and so is any value but a
-            // handle where the function may change it.
-            let copied = |(&(_, slot), &handle_only): (&(usize, usize), &bool)| {
-                let v: &Dynamic = &s[slot];
-                v.is_shared() || v.is_read_only() || (handle_only && !is_handle(v))
-            };
-            if lent.iter().zip(&handles_only).any(copied) {
-                for &(k, slot) in &lent {
-                    vals[k] = s[slot].clone();
-                }
-                return call_index(rt, idx, vals);
-            }
-            for &(k, slot) in &lent {
-                vals[k] = std::mem::take(&mut s[slot]);
-            }
-            call_lending(rt, idx, vals, s, &lent)
-        }))
+        Ok(CallArgs { codes, lent, handles_only })
     }
 
     /// The slot of argument `k` of a call of `idx` if it may be lent, and what it may be lent:

@@ -66,6 +66,8 @@ struct Func {
     why: Option<String>,
     /// The script functions it calls by name.
     callees: Vec<usize>,
+    /// The script functions whose calls are inlined into it, once per call site.
+    inlined: Vec<usize>,
     /// Runs that gave up: past [`MAX_BAILS`] the function is left to Rhai (it keeps meeting
     /// something compiled code does not do, and every give-up costs a second run).
     bails: AtomicU32,
@@ -188,10 +190,11 @@ impl Program {
         let funcs = defs
             .iter()
             .zip(&lendable)
-            .map(|((name, params, body), lent)| {
-                let mut l = lower::Lower::new(&index, &natives, switch_hash_ok, &lendable);
+            .enumerate()
+            .map(|(idx, ((name, params, body), lent))| {
+                let mut l = lower::Lower::new(&index, &natives, switch_hash_ok, &lendable, &defs);
                 let compiled = match body {
-                    Some(stmts) => l.function(params, lent, stmts),
+                    Some(stmts) => l.function(idx, params, lent, stmts),
                     None => Err("a method for a type (`this`) or an unreadable body".to_string()),
                 };
                 let (body, why) = match compiled {
@@ -204,6 +207,7 @@ impl Program {
                     body,
                     why,
                     callees: l.callees(),
+                    inlined: l.inlined(),
                     bails: AtomicU32::new(0),
                     runs: AtomicU32::new(0),
                     nested: (AtomicU64::new(0), AtomicU64::new(0)),
@@ -310,6 +314,13 @@ impl Program {
         let compiled = self.funcs.iter().filter(|f| f.body.is_some()).count();
         let left = self.funcs.iter().filter_map(|f| f.why.as_ref().map(|w| (f.name.clone(), w.clone()))).collect();
         (compiled, left)
+    }
+
+    /// The calls inlined: `(caller, callee)` once per call site.
+    pub fn inlined(&self) -> Vec<(String, String)> {
+        let sites =
+            self.funcs.iter().flat_map(|f| f.inlined.iter().map(|&c| (f.name.clone(), self.funcs[c].name.clone())));
+        sites.collect()
     }
 
     /// Each function whose compiled runs gave up (Rhai then ran the transaction again), with
@@ -674,6 +685,50 @@ mod tests {
         same("let a = [1, 2]; let t = 0; for i in 0..2 { for x in a { t += x; } } t");
         same("let a = [1, 2]; let t = 0; if true { for x in a { t += x; } } [t, a]");
         same("let a = [1, 2]; let t = 0; for a in a { t += a; } t");
+    }
+
+    /// Small functions are inlined where they are called, and do there what a call does:
+    /// `return`, their own variables and scope, arguments lent or copied, nesting, and a
+    /// variable the caller declares after them; a function calling itself calls itself.
+    #[test]
+    fn inlined_calls_do_what_calls_do() {
+        let script = r#"
+            fn absent(x) { type_of(x) == "()" }
+            fn first(a) { if a.len() == 0 { return (); } a[0] }
+            fn grow(a) { a.push(9); a.len() }
+            fn twice(n) { n * 2 }
+            fn quad(n) { twice(twice(n)) }
+            fn local(n) { let t = n + 1; t * 10 }
+            fn rec(n) { if n <= 0 { 0 } else { n + rec(n - 1) } }
+            fn above(a) { for x in a { if x > 2 { return x; } } -1 }
+            fn reads(m, k) { if m.contains(k) { m[k] } else { m.len() } }
+            fn n_local() { let n = 7; n }
+            fn f() {
+                let a = [1, 2, 3]; let m = #{ k: 5 }; let n = 1;
+                let out = [absent(()), absent(a), first([]), first(a), grow(a), a, twice(3), quad(2), local(4)];
+                out += [rec(4), above(a), above([]), reads(m, "k"), reads(m, "z"), m, n_local(), n];
+                let t = local(1);
+                let u = twice(t) + twice(local(2));
+                out.push(t); out.push(u);
+                for i in 0..3 { out.push(twice(i) + local(i)); let w = i; out.push(w); }
+                out.push(twice(twice(1)));
+                out
+            }"#;
+        let (compiled, rhai) = both(script);
+        assert_eq!(compiled.map(Ok), Some(rhai));
+        let engine = Engine::new();
+        let ast = engine.compile(script).expect("the test script compiles");
+        let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32, files_data: [0; 3] };
+        let program = Program::compile(std::slice::from_ref(&ast), Arc::new(NativeTable::default()), limits);
+        let inlined = program.inlined();
+        let site = |caller: &str, callee: &str| inlined.iter().any(|(a, b)| a == caller && b == callee);
+        assert!(site("f", "absent") && site("f", "quad") && site("quad", "twice") && site("f", "reads"), "{inlined:?}");
+        assert!(!site("rec", "rec"), "a function is never inlined into itself: {inlined:?}");
+        // The body sees no variable of its caller (in Rhai it is not found): not compiled.
+        let ast = engine.compile("fn leak() { n + 1 }\nfn f() { let n = 1; leak() }").expect("compiles");
+        let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32, files_data: [0; 3] };
+        let program = Program::compile(std::slice::from_ref(&ast), Arc::new(NativeTable::default()), limits);
+        assert!(program.entry("f", 0).is_none() && program.inlined().is_empty());
     }
 
     /// A variable passed where the function only reads its parameter is lent (moved in and
