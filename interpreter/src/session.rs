@@ -145,7 +145,8 @@ impl<'g> Session<'g> {
             game,
             state,
             log: work.events,
-            history: Vec::new(),
+            // Room for a short game's moves from the start, instead of growing four times.
+            history: Vec::with_capacity(32),
             logging,
             seed,
             derived: DerivedValues::default(),

@@ -243,7 +243,7 @@ pub fn play_one(
     };
     let mut session = started.map_err(|e| fail(Vec::new(), e))?;
     // The score after each decision, one row of seats after the other.
-    let mut trace: Vec<i64> = Vec::new();
+    let mut trace: Vec<i64> = Vec::with_capacity(players * 32);
     let mut bots = (0..players)
         .map(|p| make_bot(table.spec(p), game, seed, p))
         .collect::<Result<Vec<_>, _>>()
