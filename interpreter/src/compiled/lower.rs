@@ -301,6 +301,17 @@ impl<'p> Lower<'p> {
                     c(s, rt)
                 })
             }
+            // The block's variables are let go when it ends, except at the end of a function
+            // (its slots are let go with the call) or of an inlined body (they are out of
+            // scope: the next run of the body declares them again before reading them).
+            _ if matches!(ending, Ending::Returns) => Box::new(move |s, rt| {
+                let mut last = Dynamic::UNIT;
+                for c in &codes {
+                    rt.tick()?;
+                    last = c(s, rt)?;
+                }
+                Ok(last)
+            }),
             _ => Box::new(move |s, rt| {
                 let mut last = Dynamic::UNIT;
                 for c in &codes {
