@@ -161,6 +161,8 @@ pub(super) struct Lower<'p> {
     peak: usize,
     /// Every script function's parameters and body (to inline small ones).
     bodies: &'p [super::Body],
+    /// Per script function: whether its value never changes (kept by its calls: not inlined).
+    constant: &'p [bool],
     /// The function being lowered, then the functions being inlined into it, innermost last.
     inlining: Vec<usize>,
     /// The functions whose calls were inlined, once per call site.
@@ -185,6 +187,7 @@ impl<'p> Lower<'p> {
         switch_ok: bool,
         lendable: &'p [Vec<Lend>],
         bodies: &'p [super::Body],
+        constant: &'p [bool],
     ) -> Self {
         Lower {
             index,
@@ -194,6 +197,7 @@ impl<'p> Lower<'p> {
             slots: 0,
             peak: 0,
             bodies,
+            constant,
             inlining: Vec::new(),
             inlined: Vec::new(),
             callees: Vec::new(),

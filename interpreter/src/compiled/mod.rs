@@ -10,6 +10,7 @@
 //! transaction again with Rhai alone (see `script::Transaction`), so games, errors and their
 //! messages are Rhai's in every case.
 
+mod constant;
 mod lend;
 mod lower;
 mod natives;
@@ -68,6 +69,8 @@ struct Func {
     callees: Vec<usize>,
     /// The script functions whose calls are inlined into it, once per call site.
     inlined: Vec<usize>,
+    /// For a function whose value never changes (see `constant`): its value once made.
+    constant: Option<std::sync::OnceLock<Dynamic>>,
     /// Runs that gave up: past [`MAX_BAILS`] the function is left to Rhai (it keeps meeting
     /// something compiled code does not do, and every give-up costs a second run).
     bails: AtomicU32,
@@ -187,12 +190,13 @@ impl Program {
                 None => vec![lend::Lend::Nothing; params.len()],
             })
             .collect();
+        let constant = constant::constant_functions(&defs, &index, &natives);
         let funcs = defs
             .iter()
             .zip(&lendable)
             .enumerate()
             .map(|(idx, ((name, params, body), lent))| {
-                let mut l = lower::Lower::new(&index, &natives, switch_hash_ok, &lendable, &defs);
+                let mut l = lower::Lower::new(&index, &natives, switch_hash_ok, &lendable, &defs, &constant);
                 let compiled = match body {
                     Some(stmts) => l.function(idx, params, lent, stmts),
                     None => Err("a method for a type (`this`) or an unreadable body".to_string()),
@@ -208,6 +212,7 @@ impl Program {
                     why,
                     callees: l.callees(),
                     inlined: l.inlined(),
+                    constant: constant[idx].then(std::sync::OnceLock::new),
                     bails: AtomicU32::new(0),
                     runs: AtomicU32::new(0),
                     nested: (AtomicU64::new(0), AtomicU64::new(0)),
@@ -375,6 +380,12 @@ pub(crate) fn call_lending(
         return Err(bailed());
     }
     rt.tick()?;
+    if let Some(v) = f.constant.as_ref().and_then(std::sync::OnceLock::get) {
+        if rt.profiling && rt.depth > 0 {
+            f.nested.0.fetch_add(1, Ordering::Relaxed);
+        }
+        return Ok(v.clone());
+    }
     let mut slots = args;
     slots.resize(f.slots, Dynamic::UNIT);
     let started = (rt.profiling && rt.depth > 0).then(std::time::Instant::now);
@@ -390,7 +401,12 @@ pub(crate) fn call_lending(
     }
     rt.give(slots);
     match r {
-        Ok(v) | Err(Stop::Return(v)) => Ok(v),
+        Ok(v) | Err(Stop::Return(v)) => {
+            if let Some(cell) = &f.constant {
+                let _ = cell.set(v.clone());
+            }
+            Ok(v)
+        }
         Err(Stop::Bail) => Err(Stop::Bail),
         Err(_) => Err(bailed()),
     }
@@ -729,6 +745,24 @@ mod tests {
         let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32, files_data: [0; 3] };
         let program = Program::compile(std::slice::from_ref(&ast), Arc::new(NativeTable::default()), limits);
         assert!(program.entry("f", 0).is_none() && program.inlined().is_empty());
+    }
+
+    /// A function whose value never changes gives its kept value at later calls: a copy, so
+    /// changing what one call gave changes nothing another gives.
+    #[test]
+    fn kept_values_are_copies() {
+        let script = r#"
+            fn table() { let m = #{ a: [1], f: Fn("g") }; m.mixin(#{ b: "x" }); m }
+            fn g(x) { x + 1 }
+            fn f() {
+                let x = table(); x.a.push(2); x.b += "y";
+                let y = table();
+                let out = [x, y, table().a.len(), table().f.call(4)];
+                for i in 0..3 { let t = table(); t.a.push(i); out.push(t.a); }
+                out
+            }"#;
+        let (compiled, rhai) = both(script);
+        assert_eq!(compiled.map(Ok), Some(rhai));
     }
 
     /// A variable passed where the function only reads its parameter is lent (moved in and

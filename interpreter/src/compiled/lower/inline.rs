@@ -8,6 +8,9 @@
 //! only its parameters, `return` ends the body and gives its value, and lent variables go back
 //! to the caller when it ends. While profiling, it is counted and timed as the function's call.
 //!
+//! A function whose value never changes is not inlined: its calls give the value kept (see
+//! `constant`).
+//!
 //! The slots of an inlined body are free again once it is lowered: a variable the caller
 //! declares later may take them. They are only in use while the body runs, and a variable
 //! declared later is not yet in scope there, so nothing the caller can still read is lost.
@@ -39,13 +42,18 @@ fn nodes(body: &[Stmt]) -> usize {
 
 impl Lower<'_> {
     /// The call of script function `idx` with these arguments, inlined; `None` when the
-    /// function is not small, calls itself, is already being inlined here, or has a body this
-    /// module does not lower (the call is then made as usual).
+    /// function is not small, calls itself, is already being inlined here, keeps its value
+    /// (see `constant`), or has a body this module does not lower (the call is then made as
+    /// usual).
     pub(super) fn inline_call(&mut self, idx: usize, arg_exprs: &[rhai::Expr]) -> Option<Code> {
         let (_, params, Some(body)) = &self.bodies[idx] else {
             return None;
         };
-        if self.inlining.contains(&idx) || self.inlining.len() > MAX_NESTING || nodes(body) > MAX_NODES {
+        if self.constant[idx]
+            || self.inlining.contains(&idx)
+            || self.inlining.len() > MAX_NESTING
+            || nodes(body) > MAX_NODES
+        {
             return None;
         }
         let callees = self.callees.len();
