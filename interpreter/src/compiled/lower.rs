@@ -1264,7 +1264,10 @@ fn standard_or_sort(rt: &mut Rt, name: &str, this: &mut Dynamic, mut args: Vec<D
         return sort(rt, this, args);
     }
     match ops::standard(rt, name, this, &mut args) {
-        Some(r) => r,
+        Some(r) => {
+            rt.give(args);
+            r
+        }
         None => {
             if super::debugging() {
                 let types: Vec<&str> = args.iter().map(|a| a.type_name()).collect();

@@ -118,10 +118,11 @@ thread_local! {
 }
 
 impl Rt<'_> {
-    /// An empty vector (a reused one when there is one).
+    /// An empty vector (a reused one when there is one; else one with room for the slots of
+    /// most functions, so that a call does not grow it at once).
     #[inline]
     pub(crate) fn vec(&mut self) -> Vec<Dynamic> {
-        self.spare.pop().unwrap_or_default()
+        self.spare.pop().unwrap_or_else(|| Vec::with_capacity(16))
     }
 
     /// Gives a vector back for reuse (its values are dropped).
@@ -416,7 +417,9 @@ pub(crate) fn call_lending(
 pub(crate) fn call_pointer(rt: &mut Rt, fp: &rhai::FnPtr, args: Vec<Dynamic>) -> R<Dynamic> {
     let mut all = rt.vec();
     all.extend(fp.curry().iter().cloned());
-    all.extend(args);
+    let mut args = args;
+    all.append(&mut args);
+    rt.give(args);
     let idx = rt.prog.find(fp.fn_name(), all.len()).ok_or_else(|| bailed())?;
     call_index(rt, idx, all)
 }
