@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 mod cond;
 mod inline;
+mod native_call;
 
 /// Why a construct is left to Rhai.
 type U<T> = Result<T, String>;
@@ -763,6 +764,11 @@ impl<'p> Lower<'p> {
             }
             Expr::Dot(..) | Expr::Index(..) => {
                 let (root, links, mut args) = self.chain(e)?;
+                if let (Root::Slot(slot), [Link::Method { name, args: n, natives: Some(list) }]) = (&root, &links[..]) {
+                    if *n == args.len() && name != "call" {
+                        return Ok(native_call::method_on_variable(*slot, name.clone(), list.clone(), args));
+                    }
+                }
                 // Most chains have no argument (`t.card.number`) or one (`plays[i].card`):
                 // those are held in place, without a vector.
                 Ok(match args.len() {

@@ -750,6 +750,32 @@ mod tests {
         assert!(program.entry("f", 0).is_none() && program.inlined().is_empty());
     }
 
+    /// `x.f(...)` on a variable calls the engine's function with the variable itself (a
+    /// function that changes its first argument changes the variable, as in Rhai); for a value
+    /// the engine has no such function for, the standard one runs.
+    #[test]
+    fn engine_methods_on_variables_act_on_the_variable() {
+        let mut engine = Engine::new();
+        let mut natives = NativeTable::default();
+        let bump = |x: &mut rhai::INT, n: rhai::INT| {
+            *x += n;
+            *x
+        };
+        natives.record("bump", bump);
+        engine.register_fn("bump", bump);
+        let len = |x: &mut rhai::INT| *x * 100;
+        natives.record("len", len);
+        engine.register_fn("len", len);
+        let script = "fn f() { let a = 1; let b = a.bump(2); let c = a.bump(b); let l = [7, 8]; [a, b, c, a.len(), l.len(), \"xyz\".len()] }";
+        let ast = engine.compile(script).unwrap();
+        let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32, files_data: [0; 3] };
+        let program = Program::compile(std::slice::from_ref(&ast), Arc::new(natives), limits);
+        let compiled =
+            program.run(&engine, program.entry("f", 0).unwrap(), Vec::new(), false).map(|v| format!("{v:?}"));
+        let rhai = engine.call_fn::<Dynamic>(&mut rhai::Scope::new(), &ast, "f", ()).map(|v| format!("{v:?}"));
+        assert_eq!(compiled, Some(rhai.unwrap()));
+    }
+
     /// A function whose value never changes gives its kept value at later calls: a copy, so
     /// changing what one call gave changes nothing another gives.
     #[test]
