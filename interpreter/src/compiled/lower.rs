@@ -15,8 +15,8 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 mod cond;
+mod direct;
 mod inline;
-mod native_call;
 
 /// Why a construct is left to Rhai.
 type U<T> = Result<T, String>;
@@ -764,10 +764,16 @@ impl<'p> Lower<'p> {
             }
             Expr::Dot(..) | Expr::Index(..) => {
                 let (root, links, mut args) = self.chain(e)?;
-                if let (Root::Slot(slot), [Link::Method { name, args: n, natives: Some(list) }]) = (&root, &links[..]) {
-                    if *n == args.len() && name != "call" {
-                        return Ok(native_call::method_on_variable(*slot, name.clone(), list.clone(), args));
+                match (&root, &links[..]) {
+                    (Root::Slot(slot), [Link::Method { name, args: n, natives: Some(list) }])
+                        if *n == args.len() && name != "call" =>
+                    {
+                        return Ok(direct::method_on_variable(*slot, name.clone(), list.clone(), args));
                     }
+                    (Root::Slot(slot), [Link::Prop { .. }]) if args.is_empty() => {
+                        return Ok(direct::property_of_variable(*slot, links));
+                    }
+                    _ => {}
                 }
                 // Most chains have no argument (`t.card.number`) or one (`plays[i].card`):
                 // those are held in place, without a vector.
