@@ -14,32 +14,14 @@ use super::Body;
 use rhai::{ASTNode, Expr, FnCallExpr, Stmt};
 use std::collections::HashMap;
 
-/// Standard functions and methods that only compute from their arguments (or change the value
-/// they are called on, which in such a function is one of its own).
-const PURE: &[&str] = &[
-    "len",
-    "is_empty",
-    "push",
-    "insert",
-    "remove",
-    "contains",
-    "index_of",
-    "to_string",
-    "starts_with",
-    "ends_with",
-    "keys",
-    "values",
-    "abs",
-    "max",
-    "min",
-    "sub_string",
-    "split",
-    "parse_int",
-    "pad",
-    "mixin",
-    "is_def_fn",
-    "type_of",
-];
+/// Whether a standard function or method only computes from its arguments (or changes the
+/// value it is called on, which in such a function is one of its own): every one compiled code
+/// runs itself but `sort` and `call` (which run script functions), and `is_def_fn` and
+/// `type_of`.
+fn pure_standard(name: &str) -> bool {
+    (super::lower::STANDARD.contains(&name) && !matches!(name, "sort" | "call"))
+        || matches!(name, "is_def_fn" | "type_of")
+}
 
 /// For each function: whether its value never changes (see the module documentation).
 pub(super) fn constant_functions(
@@ -71,7 +53,7 @@ pub(super) fn constant_functions(
                         return matches!(f.args.as_slice(), [Expr::StringConstant(..)]);
                     }
                 }
-                PURE.contains(&f.name.as_str()) && !natives.has(&f.name, n) && !f.capture_parent_scope
+                pure_standard(&f.name) && !natives.has(&f.name, n) && !f.capture_parent_scope
             };
             if !body.iter().all(|s| every_call(s, &reads_only_its_own)) {
                 constant[i] = false;

@@ -1066,10 +1066,11 @@ impl<'p> Lower<'p> {
                 if let (Token::EqualsTo | Token::NotEqualsTo, Expr::StringConstant(text, ..)) = (&op, y) {
                     return self.equals_text(op.clone(), natives, x, unshared_str(text));
                 }
-                // A local variable or an integer constant is read where it is, not copied: the
-                // right operand whatever the left one is (it is read after the left one is
-                // evaluated, as Rhai reads it), the left one only when the right one is read
-                // in place too (nothing runs between the two reads).
+                if cond::is_comparison(&op) {
+                    let c = self.comparison(op, &name, x, y)?;
+                    return Ok(Box::new(move |s, rt| Ok(Dynamic::from_bool(c(s, rt)?))));
+                }
+                // Operands read in place as for comparisons (see [`Lower::comparison`]).
                 match (self.in_place(x), self.in_place(y)) {
                     (Some(a), Some(b)) => {
                         return Ok(Box::new(move |s, rt| {
@@ -1090,16 +1091,6 @@ impl<'p> Lower<'p> {
                 Ok(Box::new(move |s, rt| {
                     let a = x(s, rt)?;
                     let b = y(s, rt)?;
-                    if let Some((p, q)) = ops::ints(&a, &b) {
-                        // The common case inline: integers.
-                        match op {
-                            Token::EqualsTo => return Ok(Dynamic::from_bool(p == q)),
-                            Token::NotEqualsTo => return Ok(Dynamic::from_bool(p != q)),
-                            Token::LessThan => return Ok(Dynamic::from_bool(p < q)),
-                            Token::GreaterThan => return Ok(Dynamic::from_bool(p > q)),
-                            _ => {}
-                        }
-                    }
                     ops::binary(rt, &op, natives.as_deref(), a, b)
                 }))
             }
@@ -1190,17 +1181,6 @@ impl Lower<'_> {
 /// copying them; anything else (a string joined, the engine's own types) as [`ops::binary`],
 /// on copies.
 fn binary_in_place(rt: &mut Rt, op: &Token, natives: Option<&[Native]>, a: &Dynamic, b: &Dynamic) -> R<Dynamic> {
-    if let Some((p, q)) = ops::ints(a, b) {
-        match op {
-            Token::EqualsTo => return Ok(Dynamic::from_bool(p == q)),
-            Token::NotEqualsTo => return Ok(Dynamic::from_bool(p != q)),
-            Token::LessThan => return Ok(Dynamic::from_bool(p < q)),
-            Token::GreaterThan => return Ok(Dynamic::from_bool(p > q)),
-            Token::LessThanEqualsTo => return Ok(Dynamic::from_bool(p <= q)),
-            Token::GreaterThanEqualsTo => return Ok(Dynamic::from_bool(p >= q)),
-            _ => {}
-        }
-    }
     if !a.is_variant() && !b.is_variant() && !matches!(op, Token::Plus) {
         return ops::builtin_binary(op, a, b).unwrap_or_else(bail);
     }
@@ -1214,7 +1194,7 @@ fn is_handle(v: &Dynamic) -> bool {
 }
 
 /// Standard-library functions that [`ops::standard`] (or [`method`]) runs itself.
-const STANDARD: &[&str] = &[
+pub(super) const STANDARD: &[&str] = &[
     "len",
     "is_empty",
     "push",

@@ -49,6 +49,11 @@ impl Compare {
     }
 }
 
+/// Whether `op` compares (`==`, `!=`, `<`, `>`, `<=`, `>=`).
+pub(super) fn is_comparison(op: &Token) -> bool {
+    Compare::of(op).is_some()
+}
+
 /// The truth of a value a condition got: only a `bool` has one (Rhai reports anything else).
 #[inline]
 fn truth(v: Dynamic) -> R<bool> {
@@ -94,9 +99,12 @@ impl Lower<'_> {
         Ok(Box::new(move |s, rt| truth(c(s, rt)?)))
     }
 
-    /// `x op y` for a comparison operator: integers compared inline, anything else as the
-    /// operator's value ([`Lower::operator`] reads the same operands in the same order).
-    fn comparison(&mut self, op: Token, name: &ImmutableString, x: &Expr, y: &Expr) -> U<Cond> {
+    /// `x op y` for a comparison operator (see [`is_comparison`]): integers compared inline,
+    /// anything else as Rhai's operator. A local variable or an integer constant is read where
+    /// it is, not copied: the right operand whatever the left one is (it is read after the left
+    /// one is evaluated, as Rhai reads it), the left one only when the right one is read in
+    /// place too (nothing runs between the two reads).
+    pub(super) fn comparison(&mut self, op: Token, name: &ImmutableString, x: &Expr, y: &Expr) -> U<Cond> {
         let natives = self.natives.list(name, 2).map(<[Native]>::to_vec);
         let cmp = Compare::of(&op).ok_or_else(|| format!("operator `{name}`"))?;
         match (self.in_place(x), self.in_place(y)) {
