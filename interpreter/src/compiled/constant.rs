@@ -2,8 +2,8 @@
 //! nothing but what it builds itself (literals, function pointers, `is_def_fn`, standard
 //! operations on its own values, and other such functions) gives the same value at every call.
 //! Its first value is kept and later calls give a copy of it, instead of building it again
-//! (a competition's table of hooks, a map of effect operations: dozens of entries and function
-//! pointers per call).
+//! (a map of function pointers or of data that scripts build at each call can hold dozens of
+//! entries).
 //!
 //! The test is on the function's text, so it is conservative: a call to anything else (an
 //! engine function, a function with arguments, a function pointer's `call`, `print`) makes the

@@ -2,9 +2,9 @@
 //! over links, no vector of arguments taken and given back):
 //!
 //! - `x.f(a, b)` where `f` is one of the engine's functions (most calls scripts make:
-//!   `game.track("price")`, `game.cards("hand", p)`): the arguments are made, the engine's
+//!   `game.track("score")`, `game.cards("hand", p)`): the arguments are made, the engine's
 //!   function is picked by the arguments' types and called with the variable itself;
-//! - `x.name` where `x` holds a map or a component (`e.op`, `c.kind`): the entry or the
+//! - `x.name` where `x` holds a map or a component (`m.name`, `c.kind`): the entry or the
 //!   property, copied.
 //!
 //! Anything else (the engine has no function for these types, `x` holds another kind of value)

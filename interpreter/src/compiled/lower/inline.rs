@@ -1,6 +1,6 @@
 //! Small script functions inlined where they are called: the callee's body is lowered into the
 //! caller, its parameters and variables in slots of the caller's frame, so that a call such as
-//! `absent(x)` or `space_on_side(game, s)` costs no frame of its own (no slot vector taken,
+//! `is_none(x)` or `owner(game, card)` costs no frame of its own (no slot vector taken,
 //! sized and given back, no second closure call).
 //!
 //! An inlined call does what a call does, in the same order: its arguments are made (and lent,
