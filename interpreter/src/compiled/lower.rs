@@ -142,6 +142,11 @@ impl CallArgs {
     }
 }
 
+/// The parameters a caller may lend its variable (see `lend`), by name.
+fn lent_param_names(params: &[ImmutableString], lent: &[Lend]) -> Vec<ImmutableString> {
+    params.iter().zip(lent).filter(|(_, l)| **l != Lend::Nothing).map(|(p, _)| p.clone()).collect()
+}
+
 /// Whether a variable must be copied into a call rather than lent: a shared or constant value
 /// is copied, as Rhai would, and so is any value but a handle where the function may change
 /// its parameter (`handle_only`).
@@ -228,8 +233,7 @@ impl<'p> Lower<'p> {
     /// may hold a caller's variable, which must be there unchanged when the call ends.
     pub(super) fn function(&mut self, idx: usize, params: &[ImmutableString], lent: &[Lend], body: &[Stmt]) -> U<Code> {
         self.inlining = vec![idx];
-        self.lent_params =
-            params.iter().zip(lent).filter(|(_, l)| **l != Lend::Nothing).map(|(p, _)| p.clone()).collect();
+        self.lent_params = lent_param_names(params, lent);
         self.scope = params.iter().cloned().zip(0..).collect();
         self.slots = params.len();
         self.block_ending(body, true)

@@ -87,9 +87,7 @@ impl Lower<'_> {
         // The arguments in the caller's scope, then the body in a scope of its own: only its
         // parameters, none of the caller's variables.
         let CallArgs { codes, lent, handles_only } = self.call_args(idx, arg_exprs)?;
-        let lendable = self.lendable.get(idx).cloned().unwrap_or_default();
-        let lent_params =
-            params.iter().zip(&lendable).filter(|(_, l)| **l != super::Lend::Nothing).map(|(p, _)| p.clone()).collect();
+        let lent_params = super::lent_param_names(params, self.lendable.get(idx).map_or(&[], Vec::as_slice));
         let scope = std::mem::replace(&mut self.scope, params.iter().cloned().zip(param_slots.clone()).collect());
         let last_reads = std::mem::take(&mut self.last_reads);
         let unchecked_push = std::mem::take(&mut self.unchecked_push);
