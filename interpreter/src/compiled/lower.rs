@@ -1,6 +1,7 @@
 //! Lowering one script function from Rhai's AST to closures. Anything not handled here makes
 //! the function Rhai's ([`Lower::function`] returns why).
 
+use super::discard::{discard, put};
 use super::lend::Lend;
 use super::natives::{invoke, Native, NativeTable};
 use super::ops::{self, bail};
@@ -80,11 +81,12 @@ fn run_loop(
     for (i, v) in items.enumerate() {
         rt.tick()?;
         if let Some(c) = counter_slot {
-            s[c] = Dynamic::from_int(i as INT);
+            put(&mut s[c], Dynamic::from_int(i as INT));
         }
-        s[var_slot] = v;
+        put(&mut s[var_slot], v);
         match body(s, rt) {
-            Ok(_) | Err(Stop::Continue) => {}
+            Ok(v) => discard(v),
+            Err(Stop::Continue) => {}
             Err(Stop::Break(v)) => {
                 result = v;
                 break;
@@ -92,7 +94,7 @@ fn run_loop(
             Err(e) => return Err(e),
         }
     }
-    s[var_slot] = Dynamic::UNIT;
+    put(&mut s[var_slot], Dynamic::UNIT);
     Ok(result)
 }
 
@@ -131,12 +133,12 @@ impl CallArgs {
         let copied = |(&(_, slot), &handle_only): (&(usize, usize), &bool)| must_copy(&s[slot], handle_only);
         if self.lent.iter().zip(&self.handles_only).any(copied) {
             for &(k, slot) in &self.lent {
-                vals[k] = s[slot].clone();
+                put(&mut vals[k], s[slot].clone());
             }
             return Ok((vals, false));
         }
         for &(k, slot) in &self.lent {
-            vals[k] = std::mem::take(&mut s[slot]);
+            put(&mut vals[k], std::mem::take(&mut s[slot]));
         }
         Ok((vals, true))
     }
@@ -317,7 +319,7 @@ impl<'p> Lower<'p> {
                 let mut last = Dynamic::UNIT;
                 for c in &codes {
                     rt.tick()?;
-                    last = c(s, rt)?;
+                    put(&mut last, c(s, rt)?);
                 }
                 Ok(last)
             }),
@@ -325,10 +327,10 @@ impl<'p> Lower<'p> {
                 let mut last = Dynamic::UNIT;
                 for c in &codes {
                     rt.tick()?;
-                    last = c(s, rt)?;
+                    put(&mut last, c(s, rt)?);
                 }
                 for &d in &declared {
-                    s[d] = Dynamic::UNIT;
+                    put(&mut s[d], Dynamic::UNIT);
                 }
                 Ok(last)
             }),
@@ -405,7 +407,7 @@ impl<'p> Lower<'p> {
                 let slot = self.declare(x.0.name.clone());
                 Ok(Box::new(move |s, rt| {
                     let v = value(s, rt)?;
-                    s[slot] = v;
+                    put(&mut s[slot], v);
                     Ok(Dynamic::UNIT)
                 }))
             }
@@ -423,7 +425,8 @@ impl<'p> Lower<'p> {
                         }
                     }
                     match body(s, rt) {
-                        Ok(_) | Err(Stop::Continue) => {}
+                        Ok(v) => discard(v),
+                        Err(Stop::Continue) => {}
                         Err(Stop::Break(v)) => return Ok(v),
                         Err(e) => return Err(e),
                     }
@@ -436,7 +439,8 @@ impl<'p> Lower<'p> {
                 Ok(Box::new(move |s, rt| loop {
                     rt.tick()?;
                     match body(s, rt) {
-                        Ok(_) | Err(Stop::Continue) => {}
+                        Ok(v) => discard(v),
+                        Err(Stop::Continue) => {}
                         Err(Stop::Break(v)) => return Ok(v),
                         Err(e) => return Err(e),
                     }
@@ -626,7 +630,7 @@ impl<'p> Lower<'p> {
                 Ok(match op {
                     None => Box::new(move |s, rt| {
                         let v = value(s, rt)?;
-                        s[slot] = v;
+                        put(&mut s[slot], v);
                         Ok(Dynamic::UNIT)
                     }),
                     Some(op) => Box::new(move |s, rt| {

@@ -11,6 +11,7 @@
 //! messages are Rhai's in every case.
 
 mod constant;
+mod discard;
 mod lend;
 mod lower;
 mod natives;
@@ -128,7 +129,7 @@ impl Rt<'_> {
     /// Gives a vector back for reuse (its values are dropped).
     #[inline]
     pub(crate) fn give(&mut self, mut v: Vec<Dynamic>) {
-        v.clear();
+        discard::clear(&mut v);
         if self.spare.len() < 64 {
             self.spare.push(v);
         }
@@ -388,13 +389,13 @@ pub(crate) fn call_lending(
         return Ok(v.clone());
     }
     let mut slots = args;
-    slots.resize(f.slots, Dynamic::UNIT);
+    slots.resize_with(f.slots, || Dynamic::UNIT);
     let started = (rt.profiling && rt.depth > 0).then(std::time::Instant::now);
     rt.depth += 1;
     let r = body(&mut slots, rt);
     rt.depth -= 1;
     for &(arg, slot) in lent {
-        caller[slot] = std::mem::take(&mut slots[arg]);
+        discard::put(&mut caller[slot], std::mem::take(&mut slots[arg]));
     }
     if let Some(t) = started {
         f.nested.0.fetch_add(1, Ordering::Relaxed);

@@ -4,6 +4,7 @@
 //! Rhai does for the types it accepts; for anything else it gives up ([`Stop::Bail`]) and Rhai
 //! runs the whole transaction again.
 
+use super::discard::discard;
 use super::natives::{invoke, Native, NativeTable};
 use super::{bailed, Rt, R};
 use rhai::{Dynamic, Token, INT};
@@ -134,10 +135,10 @@ pub(crate) fn binary(
         if matches!(op, Token::Plus) {
             return plus(rt, x, y);
         }
-        if let Some(r) = builtin_binary(op, &x, &y) {
-            return r;
-        }
-        return bail();
+        let r = builtin_binary(op, &x, &y);
+        discard(x);
+        discard(y);
+        return r.unwrap_or_else(bail);
     }
     if let Some(f) = natives.and_then(|l| NativeTable::pick(l, &[&mut x, &mut y])) {
         return invoke(f, &mut [&mut x, &mut y]).ok_or_else(|| bailed());
@@ -151,6 +152,8 @@ pub(crate) fn binary(
 /// `+`: integers, and string with string (within the string size limit).
 fn plus(rt: &mut Rt, x: Dynamic, y: Dynamic) -> R<Dynamic> {
     if let Some((a, b)) = ints(&x, &y) {
+        discard(x);
+        discard(y);
         return int(a.checked_add(b));
     }
     if x.is_string() && y.is_string() {
@@ -177,7 +180,10 @@ pub(crate) fn op_assign(rt: &mut Rt, op: &Token, target: &mut Dynamic, y: Dynami
             Modulo if b != 0 => a.checked_rem(b),
             _ => None,
         };
-        *target = Dynamic::from_int(v.ok_or_else(|| bailed())?);
+        discard(y);
+        let v = v.ok_or_else(|| bailed())?;
+        // Both were integers: neither holds anything to free.
+        discard(std::mem::replace(target, Dynamic::from_int(v)));
         return Ok(());
     }
     if matches!(op, Plus) && target.is_array() && !target.is_read_only() {

@@ -5,6 +5,7 @@
 //! Rhai reports the error).
 
 use super::{binary_in_place, peek_props, same_text, Lower, Root, U};
+use crate::compiled::discard::discard;
 use crate::compiled::natives::Native;
 use crate::compiled::{bailed, ops, Rt, R};
 use rhai::{Dynamic, Expr, ImmutableString, Token, INT};
@@ -57,7 +58,9 @@ pub(super) fn is_comparison(op: &Token) -> bool {
 /// The truth of a value a condition got: only a `bool` has one (Rhai reports anything else).
 #[inline]
 fn truth(v: Dynamic) -> R<bool> {
-    v.as_bool().map_err(|_| bailed())
+    let b = v.as_bool().map_err(|_| bailed());
+    discard(v);
+    b
 }
 
 impl Lower<'_> {
@@ -121,6 +124,7 @@ impl Lower<'_> {
                     let a = x(s, rt)?;
                     let b = b.get(s);
                     if let Some((p, q)) = ops::ints(&a, b) {
+                        discard(a);
                         return Ok(cmp.ints(p, q));
                     }
                     truth(binary_in_place(rt, &op, natives.as_deref(), &a, b)?)
@@ -133,6 +137,8 @@ impl Lower<'_> {
                     let a = x(s, rt)?;
                     let b = y(s, rt)?;
                     if let Some((p, q)) = ops::ints(&a, &b) {
+                        discard(a);
+                        discard(b);
                         return Ok(cmp.ints(p, q));
                     }
                     truth(ops::binary(rt, &op, natives.as_deref(), a, b)?)
@@ -169,6 +175,7 @@ impl Lower<'_> {
             }
             let a = x(s, rt)?;
             if let Some(same) = same_text(&a, &text) {
+                discard(a);
                 return Ok(same == equal);
             }
             truth(ops::binary(rt, &op, natives.as_deref(), a, Dynamic::from(text.clone()))?)

@@ -11,6 +11,7 @@
 //! goes the general way.
 
 use super::{chain_value, method, Code, Link, Root};
+use crate::compiled::discard::discard;
 use crate::compiled::natives::{invoke, Native, NativeTable};
 use crate::compiled::{bailed, ops, R};
 use rhai::{Dynamic, FnArgsVec, ImmutableString};
@@ -30,6 +31,8 @@ pub(super) fn method_on_variable(slot: usize, name: ImmutableString, natives: Ve
             refs.extend(vals.iter_mut());
             if let Some(f) = NativeTable::pick_native(&natives, &refs) {
                 let v = invoke(f.func(), &mut refs).ok_or_else(|| bailed())?;
+                drop(refs);
+                vals.into_iter().for_each(discard);
                 // The game files' data, counted whole, may keep such a result within the limits.
                 if !(f.returns_files_data() && rt.prog.files_data_small) && ops::too_big(rt, &v) {
                     return ops::bail();

@@ -16,6 +16,7 @@
 //! declared later is not yet in scope there, so nothing the caller can still read is lost.
 
 use super::{must_copy, CallArgs, Lower, U};
+use crate::compiled::discard::put;
 use crate::compiled::{bailed, ops::bail, Code, Stop};
 use rhai::{ASTNode, Stmt};
 use std::sync::atomic::Ordering;
@@ -106,14 +107,16 @@ impl Lower<'_> {
         let lent: Vec<(usize, usize)> = lent.into_iter().map(|(k, from)| (from, param_slots[k])).collect();
         Ok(Box::new(move |s, rt| {
             for (code, slot) in &evaluated {
-                s[*slot] = code(s, rt)?;
+                let v = code(s, rt)?;
+                put(&mut s[*slot], v);
             }
             // Lent variables are taken once every other argument is made (nothing runs in
             // between), or copied where [`CallArgs::values`] copies them.
             let copied =
                 lent.iter().zip(&handles_only).any(|(&(from, _), &handle_only)| must_copy(&s[from], handle_only));
             for &(from, to) in &lent {
-                s[to] = if copied { s[from].clone() } else { std::mem::take(&mut s[from]) };
+                let v = if copied { s[from].clone() } else { std::mem::take(&mut s[from]) };
+                put(&mut s[to], v);
             }
             if rt.depth + 1 >= rt.prog.max_depth {
                 return bail();
@@ -125,7 +128,8 @@ impl Lower<'_> {
             rt.depth -= 1;
             if !copied {
                 for &(from, to) in &lent {
-                    s[from] = std::mem::take(&mut s[to]);
+                    let v = std::mem::take(&mut s[to]);
+                    put(&mut s[from], v);
                 }
             }
             if let Some(t) = started {
