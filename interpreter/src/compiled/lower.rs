@@ -584,7 +584,9 @@ impl<'p> Lower<'p> {
         }
         let value = self.expr(value)?;
         type Case = (Option<cond::Cond>, Code);
-        let mut table: HashMap<u64, Vec<Case>> = HashMap::new();
+        // By the hash of the case's value (Rhai's): a short list searched in order costs less than
+        // hashing that hash again for a map.
+        let mut table: Vec<(u64, Vec<Case>)> = Vec::new();
         for (hash, list) in cases.cases.iter() {
             let mut arms = Vec::new();
             for &i in &list.blocks {
@@ -595,7 +597,7 @@ impl<'p> Lower<'p> {
                 };
                 arms.push((cond, self.expr(&arm.rhs)?));
             }
-            table.insert(*hash, arms);
+            table.push((*hash, arms));
         }
         let default = cases.def_case.map(|i| self.expr(&cases.expressions[i].rhs)).transpose()?;
         Ok(Box::new(move |s, rt| {
@@ -603,7 +605,9 @@ impl<'p> Lower<'p> {
             if !(v.is_string() || v.is_int() || v.is_bool() || v.is_char()) {
                 return bail();
             }
-            if let Some(arms) = table.get(&switch_hash(&v)) {
+            let hash = switch_hash(&v);
+            discard(v);
+            if let Some((_, arms)) = table.iter().find(|(h, _)| *h == hash) {
                 for (cond, arm) in arms {
                     let take = match cond {
                         None => true,
@@ -656,9 +660,8 @@ impl<'p> Lower<'p> {
                     }
                     // Rhai checks what the assignment changed against the size limits; the
                     // whole variable holds it, so a variable within them is too.
-                    let grows = op.is_some() || v.is_string() || v.is_array() || v.is_map();
-                    set_path(rt, &mut s[slot], &links, &mut keys.into_iter(), v, op.as_ref())?;
-                    if grows && ops::too_big(rt, &s[slot]) {
+                    let grew = set_path(rt, &mut s[slot], &links, &mut keys.into_iter(), v, op.as_ref())?;
+                    if grew && ops::too_big(rt, &s[slot]) {
                         return bail();
                     }
                     Ok(Dynamic::UNIT)
@@ -1531,7 +1534,9 @@ fn map_entry(
     }
 }
 
-/// Assigns (or op-assigns) at the end of a chain of indexes and properties from `cur`.
+/// Assigns (or op-assigns) at the end of a chain of indexes and properties from `cur`; `true`
+/// when that may have made the variable bigger (a string, an array or a map put in, an `op=`
+/// whose result is not an integer), so that the caller checks it against the size limits.
 fn set_path(
     rt: &mut Rt,
     cur: &mut Dynamic,
@@ -1539,14 +1544,19 @@ fn set_path(
     keys: &mut std::vec::IntoIter<Dynamic>,
     v: Dynamic,
     op: Option<&Token>,
-) -> R<()> {
+) -> R<bool> {
+    let sized = v.is_string() || v.is_array() || v.is_map();
     let Some((first, rest)) = links.split_first() else {
         return match op {
             None => {
-                *cur = v;
-                Ok(())
+                put(cur, v);
+                Ok(sized)
             }
-            Some(op) => ops::op_assign(rt, op, cur, v),
+            Some(op) => {
+                // An integer made from integers (`counts[i] += 1`) took no more room.
+                ops::op_assign(rt, op, cur, v)?;
+                Ok(!cur.is_int())
+            }
         };
     };
     if cur.is_read_only() {
@@ -1563,7 +1573,7 @@ fn set_path(
         }
         let set = setter.as_deref().and_then(|l| NativeTable::pick(l, &[&mut *cur, &mut v])).ok_or_else(|| bailed())?;
         let _ = invoke(set, &mut [&mut *cur, &mut v]).ok_or_else(|| bailed())?;
-        return Ok(());
+        return Ok(sized || op.is_some());
     }
     let key: ImmutableString = match first {
         Link::Index => {
@@ -1596,7 +1606,7 @@ fn set_path(
     if nested && ops::too_big(rt, cur) {
         return bail();
     }
-    Ok(())
+    Ok(sized)
 }
 
 /// How [`Lower::block_as`] lowers a block's statements.

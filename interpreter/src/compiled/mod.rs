@@ -841,6 +841,22 @@ mod tests {
         gives_up(
             "let m = #{}; let s = \"0123456789012345678901234567890123456789\"; for i in 0..300 { m[`k${i}`] = s; } 0",
         );
+        // An element counted up stays an integer: nothing to check. One that grows is checked.
+        same("let counts = [0, 0, 0]; for i in 0..900 { counts[i % 3] += 1; } counts");
+        same("let m = #{ n: 1 }; m.n += 5; m.n -= 2; m");
+        gives_up("let s = [\"x\"]; for i in 0..20000 { s[0] += \"y\"; } 0");
+        gives_up("let a = [[]]; for i in 0..1200 { a[0] += i; } 0");
+    }
+
+    #[test]
+    fn switch_and_string_search_agree_with_rhai() {
+        for body in [
+            "let out = []; for a in [\"cheque\", \"thief\", \"other\", 7] { out.push(switch a { \"cheque\" => 1, \"thief\" if out.len() > 0 => 2, \"thief\" => 3, 7 => 4, _ => 0 }); } out",
+            "[\"ABCDEF\".index_of(\"C\"), \"ABCDEF\".index_of(\"Z\"), \"äbc\".index_of(\"c\"), \"abcabc\".index_of(\"ca\"), \"\".index_of(\"a\"), \"abc\".index_of(\"\")]",
+            "[\"ABCDEF\".contains(\"D\"), \"ABCDEF\".contains(\"DE\"), \"ABCDEF\".contains(\"x\"), \"abc\".contains(\"\")]",
+        ] {
+            same(body);
+        }
     }
 
     #[test]

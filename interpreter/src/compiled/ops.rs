@@ -294,7 +294,7 @@ pub(crate) fn standard(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [
             ("is_empty", []) => Some(Ok(s.is_empty().into())),
             ("to_string", []) => Some(Ok(s.into())),
             ("contains", [x]) if x.is_string() => {
-                Some(Ok(s.contains(x.as_immutable_string_ref().ok()?.as_str()).into()))
+                Some(Ok(find(&s, x.as_immutable_string_ref().ok()?.as_str()).is_some().into()))
             }
             ("contains", [x]) if x.is_char() => Some(Ok(s.contains(x.as_char().ok()?).into())),
             ("starts_with", [x]) if x.is_string() => {
@@ -304,7 +304,7 @@ pub(crate) fn standard(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [
                 let at = if let Ok(c) = x.as_char() {
                     s.find(c)
                 } else {
-                    s.find(x.as_immutable_string_ref().ok()?.as_str())
+                    find(&s, x.as_immutable_string_ref().ok()?.as_str())
                 };
                 let n = match (s.is_empty(), at) {
                     (false, Some(i)) => INT::try_from(s[0..i].chars().count()).unwrap_or(-1),
@@ -509,6 +509,16 @@ fn add_sizes(v: &Dynamic, acc: &mut [usize; 3]) {
                 add_sizes(x, acc);
             }
         }
+    }
+}
+
+/// Where `needle` first starts in `s` (in bytes): a needle of one character is searched as that
+/// character, without setting up a substring search.
+fn find(s: &str, needle: &str) -> Option<usize> {
+    let mut chars = needle.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => s.find(c),
+        _ => s.find(needle),
     }
 }
 
