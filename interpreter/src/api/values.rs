@@ -4,17 +4,21 @@
 
 use super::{event, per_player_index, reg, reg_files, Res};
 use crate::log::{Event, EventKind};
-use crate::script::GameHandle;
+use crate::rules::Rules;
+use crate::script::{GameHandle, Work};
 use crate::value::Value;
 use rhai::Dynamic;
 
+/// `game.track(name[, owner])`.
+fn track_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>) -> Result<i64, String> {
+    let t = r.track(name)?;
+    let o = per_player_index(r.tracks[t].per_player, name, "track", &w.state, owner)?;
+    crate::reads::note(crate::reads::Part::Track(t, Some(o)));
+    Ok(w.state.tracks[t][o])
+}
+
 fn track(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<i64> {
-    h.with(|r, w| {
-        let t = r.track(name)?;
-        let o = per_player_index(r.tracks[t].per_player, name, "track", &w.state, owner)?;
-        crate::reads::note(crate::reads::Part::Track(t, Some(o)));
-        Ok(w.state.tracks[t][o])
-    })
+    h.with(|r, w| track_in(r, w, name, owner))
 }
 
 fn set_track(h: &mut GameHandle, name: &str, owner: Option<i64>, value: i64, add: bool) -> Res<i64> {
@@ -27,19 +31,19 @@ fn set_track(h: &mut GameHandle, name: &str, owner: Option<i64>, value: i64, add
     })
 }
 
+/// `game.get_var(name[, owner])`.
+fn var_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>) -> Result<Dynamic, String> {
+    let v = r.var(name)?;
+    let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
+    if let Some(f) = &r.vars[v].derived {
+        return Err(format!("var `{name}` is derived: views compute it with `{}`; call that function instead", f.name));
+    }
+    crate::reads::note(crate::reads::Part::Var(v, Some(o)));
+    Ok(w.state.vars[v][o].to_dynamic())
+}
+
 fn var(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<Dynamic> {
-    h.with(|r, w| {
-        let v = r.var(name)?;
-        let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
-        if let Some(f) = &r.vars[v].derived {
-            return Err(format!(
-                "var `{name}` is derived: views compute it with `{}`; call that function instead",
-                f.name
-            ));
-        }
-        crate::reads::note(crate::reads::Part::Var(v, Some(o)));
-        Ok(w.state.vars[v][o].to_dynamic())
-    })
+    h.with(|r, w| var_in(r, w, name, owner))
 }
 
 fn set_var(h: &mut GameHandle, name: &str, owner: Option<i64>, value: Dynamic) -> Res<()> {
@@ -148,6 +152,8 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
     );
 
     // Tracks and variables.
+    engine.natives.record_part_reader("track", |r, w, t, o| track_in(r, w, t, o).map(Dynamic::from_int));
+    engine.natives.record_part_reader("get_var", var_in);
     reg!(
         engine,
         "track",

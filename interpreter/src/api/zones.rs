@@ -3,31 +3,38 @@
 
 use super::{card_arg, card_map, reg, slot, Res};
 use crate::def::Visibility;
-use crate::script::GameHandle;
+use crate::rules::Rules;
+use crate::script::{GameHandle, Work};
 use crate::state::NOWHERE;
 use rhai::{Array, Dynamic, Map};
 
+/// `game.cards(zone[, owner])`.
+fn cards_in(r: &Rules, w: &mut Work, zone: &str, owner: Option<i64>) -> Result<Array, String> {
+    let (z, o) = slot(r, &w.state, zone, owner)?;
+    crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
+    let mut ids = w.state.zones[z][o].cards.clone();
+    crate::alloc::charge(ids.len());
+    // An unordered zone lists its components in one fixed order (declaration order), the
+    // same one views and decision options use.
+    if !r.zones[z].ordered {
+        ids.sort_unstable();
+    }
+    Ok(ids.into_iter().map(|c| card_map(&w.state, c)).collect())
+}
+
 fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
-    h.with(|r, w| {
-        let (z, o) = slot(r, &w.state, zone, owner)?;
-        crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
-        let mut ids = w.state.zones[z][o].cards.clone();
-        crate::alloc::charge(ids.len());
-        // An unordered zone lists its components in one fixed order (declaration order), the
-        // same one views and decision options use.
-        if !r.zones[z].ordered {
-            ids.sort_unstable();
-        }
-        Ok(ids.into_iter().map(|c| card_map(&w.state, c)).collect())
-    })
+    h.with(|r, w| cards_in(r, w, zone, owner))
+}
+
+/// `game.count(zone[, owner])`.
+fn count_in(r: &Rules, w: &mut Work, zone: &str, owner: Option<i64>) -> Result<i64, String> {
+    let (z, o) = slot(r, &w.state, zone, owner)?;
+    crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
+    Ok(w.state.zones[z][o].cards.len() as i64)
 }
 
 fn count(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<i64> {
-    h.with(|r, w| {
-        let (z, o) = slot(r, &w.state, zone, owner)?;
-        crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
-        Ok(w.state.zones[z][o].cards.len() as i64)
-    })
+    h.with(|r, w| count_in(r, w, zone, owner))
 }
 
 /// The sum of an integer property over a slot's components (those without it count 0).
@@ -40,12 +47,15 @@ fn sum(h: &mut GameHandle, zone: &str, owner: Option<i64>, prop: &str) -> Res<i6
     })
 }
 
+/// `game.top(zone[, owner])`.
+fn top_in(r: &Rules, w: &mut Work, zone: &str, owner: Option<i64>) -> Result<Dynamic, String> {
+    let (z, o) = slot(r, &w.state, zone, owner)?;
+    crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
+    Ok(w.state.zones[z][o].cards.last().map(|c| card_map(&w.state, *c)).unwrap_or(Dynamic::UNIT))
+}
+
 fn top(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Dynamic> {
-    h.with(|r, w| {
-        let (z, o) = slot(r, &w.state, zone, owner)?;
-        crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
-        Ok(w.state.zones[z][o].cards.last().map(|c| card_map(&w.state, *c)).unwrap_or(Dynamic::UNIT))
-    })
+    h.with(|r, w| top_in(r, w, zone, owner))
 }
 
 fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str) -> Res<()> {
@@ -73,6 +83,9 @@ fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str)
 /// Registers `cards`, `count`, `top`, `card`, `zone_of`, `out_of_play` and `set_visibility`.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Zones and components.
+    engine.natives.record_part_reader("cards", |r, w, z, o| cards_in(r, w, z, o).map(Dynamic::from_array));
+    engine.natives.record_part_reader("count", |r, w, z, o| count_in(r, w, z, o).map(Dynamic::from_int));
+    engine.natives.record_part_reader("top", top_in);
     reg!(
         engine,
         "cards",

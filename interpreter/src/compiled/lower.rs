@@ -774,6 +774,9 @@ impl<'p> Lower<'p> {
                 }))
             }
             Expr::Dot(..) | Expr::Index(..) => {
+                if let Some(code) = self.part_read(e)? {
+                    return Ok(code);
+                }
                 let (root, links, mut args) = self.chain(e)?;
                 match (&root, &links[..]) {
                     (Root::Slot(slot), [Link::Method { name, args: n, natives: Some(list) }])

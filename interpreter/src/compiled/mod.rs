@@ -777,6 +777,33 @@ mod tests {
         assert_eq!(compiled, Some(rhai.unwrap()));
     }
 
+    /// A call of a function with a part reader on anything but the game handle, or with a name
+    /// that is not a string or an owner that is not an integer, goes the general way: the
+    /// function registered for those types runs, as in Rhai (the reader is not called).
+    #[test]
+    fn part_reads_on_other_values_go_the_general_way() {
+        let mut engine = Engine::new();
+        let mut natives = NativeTable::default();
+        let by_name = |x: &mut rhai::INT, name: &str| *x + name.len() as rhai::INT;
+        let by_name_owner =
+            |x: &mut rhai::INT, name: &str, owner: bool| if owner { *x } else { -(name.len() as rhai::INT) };
+        let by_number = |x: &mut rhai::INT, n: rhai::INT| *x * n;
+        natives.record("count", by_name);
+        natives.record("count", by_name_owner);
+        natives.record("count", by_number);
+        engine.register_fn("count", by_name).register_fn("count", by_name_owner).register_fn("count", by_number);
+        natives.record_part_reader("count", |_, _, _, _| Err("the reader is for the game handle only".into()));
+        let script = "fn f() { let a = 10; let z = \"abc\"; let n = 4; [a.count(\"xy\"), a.count(z), a.count(n), a.count(z, false), a.count(\"q\", true)] }";
+        let ast = engine.compile(script).unwrap();
+        let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32, files_data: [0; 3] };
+        let program = Program::compile(std::slice::from_ref(&ast), Arc::new(natives), limits);
+        let compiled =
+            program.run(&engine, program.entry("f", 0).unwrap(), Vec::new(), false).map(|v| format!("{v:?}"));
+        let rhai = engine.call_fn::<Dynamic>(&mut rhai::Scope::new(), &ast, "f", ()).map(|v| format!("{v:?}"));
+        assert_eq!(compiled, Some(rhai.unwrap()));
+        assert_eq!(compiled.as_deref(), Some("[12, 13, 40, -3, 10]"));
+    }
+
     /// A function whose value never changes gives its kept value at later calls: a copy, so
     /// changing what one call gave changes nothing another gives.
     #[test]

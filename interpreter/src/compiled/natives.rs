@@ -32,11 +32,19 @@ impl Native {
 /// Functions of one name, grouped by number of parameters.
 type ByArity = Vec<(usize, Vec<Native>)>;
 
+/// An engine function that reads one named part of the state, of one owner or global (a zone's
+/// components, a track, a variable: `game.count("hand", p)`, `game.track("round")`), as the
+/// registered function of that name does with `game` first and the owner last. Compiled scripts
+/// call it with the name and the owner where they lie, without making them script values.
+pub type PartReader = fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>) -> Result<Dynamic, String>;
+
 /// The registered functions by name and number of parameters.
 #[derive(Default)]
 pub struct NativeTable {
     /// By name (looked up without allocating), then by number of parameters.
     by_name: HashMap<String, ByArity, crate::value::NameHasher>,
+    /// The functions that also read a named part directly, by name.
+    part_readers: HashMap<String, PartReader, crate::value::NameHasher>,
 }
 
 /// Where `api::register` puts every function: the Rhai engine, and the table compiled scripts
@@ -109,6 +117,17 @@ impl NativeTable {
             }
         };
         arities[at].1.push(Native { types, func, from_files });
+    }
+
+    /// Records that the functions `name(game, part)` and `name(game, part, owner)` registered
+    /// with Rhai do what `reader` does (compiled scripts then call `reader` instead).
+    pub fn record_part_reader(&mut self, name: &str, reader: PartReader) {
+        self.part_readers.insert(name.to_string(), reader);
+    }
+
+    /// The part reader of this name (see [`NativeTable::record_part_reader`]).
+    pub(crate) fn part_reader(&self, name: &str) -> Option<PartReader> {
+        self.part_readers.get(name).copied()
     }
 
     /// Whether some function of this name takes `n` arguments.
