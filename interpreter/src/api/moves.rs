@@ -25,19 +25,29 @@ fn log_pushed_out(r: &Rules, w: &mut Work) {
     }
 }
 
+/// `game.move(component, zone[, owner])`, or `move_to_bottom` when `bottom`.
+fn move_card_in(
+    r: &Rules,
+    w: &mut Work,
+    card: &Dynamic,
+    zone: &str,
+    owner: Option<i64>,
+    bottom: bool,
+) -> Result<(), String> {
+    let idx = card_arg(&w.state, card)?;
+    let (z, o) = slot(r, &w.state, zone, owner)?;
+    w.state.put(r, idx, z, o)?;
+    log_pushed_out(r, w);
+    if bottom {
+        let cards = &mut w.state.zones[z][o].cards;
+        let last = cards.pop().expect("just put");
+        cards.insert(0, last);
+    }
+    Ok(())
+}
+
 fn move_card(h: &mut GameHandle, card: Dynamic, zone: &str, owner: Option<i64>, bottom: bool) -> Res<()> {
-    h.with(|r, w| {
-        let idx = card_arg(&w.state, &card)?;
-        let (z, o) = slot(r, &w.state, zone, owner)?;
-        w.state.put(r, idx, z, o)?;
-        log_pushed_out(r, w);
-        if bottom {
-            let cards = &mut w.state.zones[z][o].cards;
-            let last = cards.pop().expect("just put");
-            cards.insert(0, last);
-        }
-        Ok(())
-    })
+    h.with(|r, w| move_card_in(r, w, &card, zone, owner, bottom))
 }
 
 fn move_top(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Option<i64>) -> Res<Dynamic> {
@@ -118,6 +128,9 @@ fn create(h: &mut GameHandle, kind: &str, props: Map, zone: &str, owner: Option<
 /// Registers `move`, `move_to_bottom`, `move_top`, `move_all`, `deal`, `shuffle`, `create` and
 /// `set_prop`.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
+    engine
+        .natives
+        .record_part_placer("move", |r, w, c, z, o| move_card_in(r, w, c, z, o, false).map(|()| Dynamic::UNIT));
     reg!(
         engine,
         "move",

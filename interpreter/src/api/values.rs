@@ -21,14 +21,22 @@ fn track(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<i64> {
     h.with(|r, w| track_in(r, w, name, owner))
 }
 
+/// `game.set_track(name[, owner], value)`, or `add_track` when `add`.
+fn set_track_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>, value: i64, add: bool) -> Result<i64, String> {
+    let t = r.track(name)?;
+    let o = per_player_index(r.tracks[t].per_player, name, "track", &w.state, owner)?;
+    let v = if add { w.state.tracks[t][o].saturating_add(value) } else { value };
+    w.state.set_track(r, t, o, v);
+    Ok(w.state.tracks[t][o])
+}
+
 fn set_track(h: &mut GameHandle, name: &str, owner: Option<i64>, value: i64, add: bool) -> Res<i64> {
-    h.with(|r, w| {
-        let t = r.track(name)?;
-        let o = per_player_index(r.tracks[t].per_player, name, "track", &w.state, owner)?;
-        let v = if add { w.state.tracks[t][o].saturating_add(value) } else { value };
-        w.state.set_track(r, t, o, v);
-        Ok(w.state.tracks[t][o])
-    })
+    h.with(|r, w| set_track_in(r, w, name, owner, value, add))
+}
+
+/// An integer value a track function was given (compiled scripts hand it over as a script value).
+fn int_value(value: &Dynamic) -> Result<i64, String> {
+    value.as_int().map_err(|t| format!("expected an integer, got {t}"))
 }
 
 /// `game.get_var(name[, owner])`.
@@ -46,21 +54,24 @@ fn var(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<Dynamic> {
     h.with(|r, w| var_in(r, w, name, owner))
 }
 
+/// `game.set_var(name[, owner], value)`.
+fn set_var_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>, value: Dynamic) -> Result<Dynamic, String> {
+    let v = r.var(name)?;
+    let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
+    if let Some(f) = &r.vars[v].derived {
+        return Err(format!(
+            "var `{name}` is derived (computed by `{}` whenever a view shows it): it cannot be set",
+            f.name
+        ));
+    }
+    let value = w.take_value(&value)?;
+    w.keep(value.approx_bytes(), w.state.vars[v][o].approx_bytes())?;
+    w.state.vars[v][o] = value;
+    Ok(Dynamic::UNIT)
+}
+
 fn set_var(h: &mut GameHandle, name: &str, owner: Option<i64>, value: Dynamic) -> Res<()> {
-    h.with(|r, w| {
-        let v = r.var(name)?;
-        let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
-        if let Some(f) = &r.vars[v].derived {
-            return Err(format!(
-                "var `{name}` is derived (computed by `{}` whenever a view shows it): it cannot be set",
-                f.name
-            ));
-        }
-        let value = w.take_value(&value)?;
-        w.keep(value.approx_bytes(), w.state.vars[v][o].approx_bytes())?;
-        w.state.vars[v][o] = value;
-        Ok(())
-    })
+    h.with(|r, w| set_var_in(r, w, name, owner, value).map(|_| ()))
 }
 
 /// Registers `param`, `table`, `random`, the track and the var functions.
@@ -154,6 +165,13 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Tracks and variables.
     engine.natives.record_part_reader("track", |r, w, t, o| track_in(r, w, t, o).map(Dynamic::from_int));
     engine.natives.record_part_reader("get_var", var_in);
+    engine.natives.record_part_writer("set_track", |r, w, t, o, v| {
+        set_track_in(r, w, t, o, int_value(&v)?, false).map(Dynamic::from_int)
+    });
+    engine.natives.record_part_writer("add_track", |r, w, t, o, v| {
+        set_track_in(r, w, t, o, int_value(&v)?, true).map(Dynamic::from_int)
+    });
+    engine.natives.record_part_writer("set_var", set_var_in);
     reg!(
         engine,
         "track",

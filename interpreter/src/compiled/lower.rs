@@ -774,7 +774,7 @@ impl<'p> Lower<'p> {
                 }))
             }
             Expr::Dot(..) | Expr::Index(..) => {
-                if let Some(code) = self.part_read(e)? {
+                if let Some(code) = self.part_call(e)? {
                     return Ok(code);
                 }
                 let (root, links, mut args) = self.chain(e)?;

@@ -793,7 +793,20 @@ mod tests {
         natives.record("count", by_number);
         engine.register_fn("count", by_name).register_fn("count", by_name_owner).register_fn("count", by_number);
         natives.record_part_reader("count", |_, _, _, _| Err("the reader is for the game handle only".into()));
-        let script = "fn f() { let a = 10; let z = \"abc\"; let n = 4; [a.count(\"xy\"), a.count(z), a.count(n), a.count(z, false), a.count(\"q\", true)] }";
+        // A writer and a placer, likewise.
+        let set = |x: &mut rhai::INT, name: &str, v: rhai::INT| {
+            *x += v;
+            *x + name.len() as rhai::INT
+        };
+        let put = |x: &mut rhai::INT, c: Dynamic, zone: &str, owner: rhai::INT| {
+            *x * 1000 + c.as_int().unwrap_or(-1) * 100 + zone.len() as rhai::INT * 10 + owner
+        };
+        natives.record("set", set);
+        natives.record("put", put);
+        engine.register_fn("set", set).register_fn("put", put);
+        natives.record_part_writer("set", |_, _, _, _, _| Err("for the game handle only".into()));
+        natives.record_part_placer("put", |_, _, _, _, _| Err("for the game handle only".into()));
+        let script = "fn f() { let a = 10; let z = \"abc\"; let n = 4; [a.count(\"xy\"), a.count(z), a.count(n), a.count(z, false), a.count(\"q\", true), a.set(z, 5), a, a.put(7, \"zz\", 3)] }";
         let ast = engine.compile(script).unwrap();
         let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32, files_data: [0; 3] };
         let program = Program::compile(std::slice::from_ref(&ast), Arc::new(natives), limits);
@@ -801,7 +814,7 @@ mod tests {
             program.run(&engine, program.entry("f", 0).unwrap(), Vec::new(), false).map(|v| format!("{v:?}"));
         let rhai = engine.call_fn::<Dynamic>(&mut rhai::Scope::new(), &ast, "f", ()).map(|v| format!("{v:?}"));
         assert_eq!(compiled, Some(rhai.unwrap()));
-        assert_eq!(compiled.as_deref(), Some("[12, 13, 40, -3, 10]"));
+        assert_eq!(compiled.as_deref(), Some("[12, 13, 40, -3, 10, 18, 15, 15723]"));
     }
 
     /// A function whose value never changes gives its kept value at later calls: a copy, so

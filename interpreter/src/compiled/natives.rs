@@ -38,13 +38,38 @@ type ByArity = Vec<(usize, Vec<Native>)>;
 /// call it with the name and the owner where they lie, without making them script values.
 pub type PartReader = fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>) -> Result<Dynamic, String>;
 
+/// An engine function that changes one named part of the state, of one owner or global, to a
+/// value given last (`game.set_var("place", p, "castle")`, `game.add_track("score", p, 3)`),
+/// as the registered functions of that name do. The value comes as a script value: a function
+/// that takes an integer says it is not one with an error.
+pub type PartWriter =
+    fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>, Dynamic) -> Result<Dynamic, String>;
+
+/// An engine function that puts a component (a handle, an id or a map with an `id`, given
+/// first) into a named zone, of one owner or global: `game.move(c, "hand", p)`, as the
+/// registered functions of that name do.
+pub type PartPlacer =
+    fn(&crate::rules::Rules, &mut crate::script::Work, &Dynamic, &str, Option<i64>) -> Result<Dynamic, String>;
+
+/// How the engine's function of some name works on a named part (see [`PartReader`],
+/// [`PartWriter`], [`PartPlacer`]).
+#[derive(Clone, Copy)]
+pub enum PartFunction {
+    /// `game.f(name[, owner])`.
+    Read(PartReader),
+    /// `game.f(name[, owner], value)`.
+    Write(PartWriter),
+    /// `game.f(component, zone[, owner])`.
+    Place(PartPlacer),
+}
+
 /// The registered functions by name and number of parameters.
 #[derive(Default)]
 pub struct NativeTable {
     /// By name (looked up without allocating), then by number of parameters.
     by_name: HashMap<String, ByArity, crate::value::NameHasher>,
-    /// The functions that also read a named part directly, by name.
-    part_readers: HashMap<String, PartReader, crate::value::NameHasher>,
+    /// The functions that also work on a named part directly, by name.
+    part_functions: HashMap<String, PartFunction, crate::value::NameHasher>,
 }
 
 /// Where `api::register` puts every function: the Rhai engine, and the table compiled scripts
@@ -122,12 +147,24 @@ impl NativeTable {
     /// Records that the functions `name(game, part)` and `name(game, part, owner)` registered
     /// with Rhai do what `reader` does (compiled scripts then call `reader` instead).
     pub fn record_part_reader(&mut self, name: &str, reader: PartReader) {
-        self.part_readers.insert(name.to_string(), reader);
+        self.part_functions.insert(name.to_string(), PartFunction::Read(reader));
     }
 
-    /// The part reader of this name (see [`NativeTable::record_part_reader`]).
-    pub(crate) fn part_reader(&self, name: &str) -> Option<PartReader> {
-        self.part_readers.get(name).copied()
+    /// Records that the functions `name(game, part, value)` and `name(game, part, owner,
+    /// value)` registered with Rhai do what `writer` does.
+    pub fn record_part_writer(&mut self, name: &str, writer: PartWriter) {
+        self.part_functions.insert(name.to_string(), PartFunction::Write(writer));
+    }
+
+    /// Records that the functions `name(game, component, zone)` and `name(game, component,
+    /// zone, owner)` registered with Rhai do what `placer` does.
+    pub fn record_part_placer(&mut self, name: &str, placer: PartPlacer) {
+        self.part_functions.insert(name.to_string(), PartFunction::Place(placer));
+    }
+
+    /// How the function of this name works on a named part, if it was recorded so.
+    pub(crate) fn part_function(&self, name: &str) -> Option<PartFunction> {
+        self.part_functions.get(name).copied()
     }
 
     /// Whether some function of this name takes `n` arguments.

@@ -6,8 +6,9 @@
 //!   function is picked by the arguments' types and called with the variable itself;
 //! - `x.name` where `x` holds a map or a component (`m.name`, `c.kind`): the entry or the
 //!   property, copied;
-//! - `game.f(name[, owner])` where `f` reads one named part of the state (`game.count("hand",
-//!   p)`, `game.get_var("place", p)`): the engine's reader is called with the name and the owner
+//! - `game.f(...)` where `f` reads or changes one named part of the state, or puts a component
+//!   into a named zone (`game.count("hand", p)`, `game.set_var("place", p, v)`,
+//!   `game.move(c, "hand", p)`): the engine's function is called with the name and the owner
 //!   where they lie.
 //!
 //! Anything else (the engine has no function for these types, `x` holds another kind of value)
@@ -15,7 +16,7 @@
 
 use super::{chain_value, method, Code, Link, Lower, Root, U};
 use crate::compiled::discard::discard;
-use crate::compiled::natives::{invoke, Native, NativeTable, PartReader};
+use crate::compiled::natives::{invoke, Native, NativeTable, PartFunction};
 use crate::compiled::{bailed, ops, R};
 use crate::script::GameHandle;
 use rhai::{ASTFlags, Dynamic, Expr, FnArgsVec, ImmutableString};
@@ -68,7 +69,7 @@ pub(super) fn property_of_variable(slot: usize, links: Vec<Link>) -> Code {
     })
 }
 
-/// The name a part reader is given: written in the script, or a local variable's string.
+/// The name of the part a call works on: written in the script, or a local variable's string.
 pub(super) enum PartName {
     Text(ImmutableString),
     Slot(usize),
@@ -84,36 +85,48 @@ impl PartName {
     }
 }
 
-/// What a part read calls on its general way: the method's name and the engine's functions of
+/// What a part call calls on its general way: the method's name and the engine's functions of
 /// that name and number of arguments.
 pub(super) struct GeneralWay {
-    pub(super) name: ImmutableString,
-    pub(super) natives: Vec<Native>,
+    name: ImmutableString,
+    natives: Vec<Native>,
 }
 
-/// `s[slot].f(name[, owner])` where `f` has a part reader ([`PartReader`]): when the variable
-/// holds the game handle, the name is a string and the owner an integer, the reader is called
-/// with them where they lie (no argument values made, picked, taken and dropped). Anything else
-/// is called the general way with the values already made; an error ends the compiled call
-/// (Rhai then reports it).
-pub(super) fn part_read(
-    slot: usize,
-    part: PartName,
+/// The arguments of a part call besides the name, as the script wrote them.
+struct PartArgs {
+    /// `move`'s component (before the zone's name).
+    component: Option<Code>,
     owner: Option<Code>,
-    reader: PartReader,
-    general: GeneralWay,
-) -> Code {
+    /// A writer's value (last).
+    value: Option<Code>,
+}
+
+/// `s[slot].f(...)` where `f` works on a named part ([`PartFunction`]): when the variable holds
+/// the game handle, the name is a string and the owner an integer, the engine's function is
+/// called with them where they lie (no argument values made, picked, taken and dropped).
+/// Anything else is called the general way with the values already made, in the script's
+/// order; an error ends the compiled call (Rhai then reports it).
+fn part_call(slot: usize, function: PartFunction, part: PartName, args: PartArgs, general: GeneralWay) -> Code {
     Box::new(move |s, rt| -> R<Dynamic> {
-        let owner_value = match &owner {
+        // Made in the order the script gives them (the name has no effects).
+        let component = match &args.component {
             Some(c) => Some(c(s, rt)?),
             None => None,
         };
-        let owner_int = match &owner_value {
+        let owner = match &args.owner {
+            Some(c) => Some(c(s, rt)?),
+            None => None,
+        };
+        let mut value = match &args.value {
+            Some(c) => Some(c(s, rt)?),
+            None => None,
+        };
+        let owner_int = match &owner {
             None => Some(None),
             Some(v) => v.as_int().ok().map(Some),
         };
         if let Some(owner_int) = owner_int {
-            let read = {
+            let done = {
                 let name_lock;
                 let name: Option<&str> = match &part {
                     PartName::Text(t) => Some(t.as_str()),
@@ -123,31 +136,39 @@ pub(super) fn part_read(
                     }
                 };
                 match (s[slot].read_lock::<GameHandle>(), name) {
-                    (Some(h), Some(name)) => Some(h.with(|r, w| reader(r, w, name, owner_int))),
+                    (Some(h), Some(name)) => Some(h.with(|r, w| match function {
+                        PartFunction::Read(f) => f(r, w, name, owner_int),
+                        PartFunction::Write(f) => f(r, w, name, owner_int, value.take().unwrap_or_default()),
+                        PartFunction::Place(f) => {
+                            f(r, w, component.as_ref().unwrap_or(&Dynamic::UNIT), name, owner_int)
+                        }
+                    })),
                     _ => None,
                 }
             };
-            if let Some(read) = read {
-                owner_value.into_iter().for_each(discard);
-                let v = read.map_err(|_| bailed())?;
+            if let Some(done) = done {
+                component.into_iter().chain(owner).for_each(discard);
+                let v = done.map_err(|_| bailed())?;
                 if ops::too_big(rt, &v) {
                     return ops::bail();
                 }
                 return Ok(v);
             }
         }
-        let mut args = rt.vec();
-        args.push(part.value(s));
-        args.extend(owner_value);
-        method(rt, &general.name, Some(&general.natives), &mut s[slot], args)
+        let mut all = rt.vec();
+        all.extend(component);
+        all.push(part.value(s));
+        all.extend(owner);
+        all.extend(value);
+        method(rt, &general.name, Some(&general.natives), &mut s[slot], all)
     })
 }
 
 impl Lower<'_> {
-    /// `x.f(name[, owner])` as a part read (see [`part_read`]), when `f` is an engine function
-    /// with a part reader, `x` a local variable and `name` a string written in the script or a
+    /// `x.f(...)` as a part call (see [`part_call`]), when `f` is an engine function that works
+    /// on a named part, `x` a local variable and the name a string written in the script or a
     /// local variable; `None` otherwise.
-    pub(super) fn part_read(&mut self, e: &Expr) -> U<Option<Code>> {
+    pub(super) fn part_call(&mut self, e: &Expr) -> U<Option<Code>> {
         let Expr::Dot(x, flags, ..) = e else {
             return Ok(None);
         };
@@ -160,26 +181,33 @@ impl Lower<'_> {
         {
             return Ok(None);
         }
-        let (Some(reader), Some(natives), Some(slot)) = (
-            self.natives.part_reader(&f.name),
+        let (Some(function), Some(natives), Some(slot)) = (
+            self.natives.part_function(&f.name),
             self.natives.list(&f.name, f.args.len() + 1).map(<[Native]>::to_vec),
             self.lookup(&v.1),
         ) else {
             return Ok(None);
         };
-        let part = match f.args.first() {
-            Some(Expr::StringConstant(t, ..)) => PartName::Text(super::unshared_str(t)),
-            Some(Expr::Variable(n, ..)) => match self.lookup(&n.1) {
+        // Where the name is, and which arguments are the owner, the value and the component.
+        let (at_name, owner, value, component) = match (function, f.args.len()) {
+            (PartFunction::Read(_), 1) => (0, None, None, None),
+            (PartFunction::Read(_), 2) => (0, Some(1), None, None),
+            (PartFunction::Write(_), 2) => (0, None, Some(1), None),
+            (PartFunction::Write(_), 3) => (0, Some(1), Some(2), None),
+            (PartFunction::Place(_), 2) => (1, None, None, Some(0)),
+            (PartFunction::Place(_), 3) => (1, Some(2), None, Some(0)),
+            _ => return Ok(None),
+        };
+        let part = match &f.args[at_name] {
+            Expr::StringConstant(t, ..) => PartName::Text(super::unshared_str(t)),
+            Expr::Variable(n, ..) => match self.lookup(&n.1) {
                 Some(i) => PartName::Slot(i),
                 None => return Ok(None),
             },
             _ => return Ok(None),
         };
-        let owner = match f.args.len() {
-            1 => None,
-            2 => Some(self.expr(&f.args[1])?),
-            _ => return Ok(None),
-        };
-        Ok(Some(part_read(slot, part, owner, reader, GeneralWay { name: f.name.clone(), natives })))
+        let mut lower = |i: Option<usize>| i.map(|i| self.expr(&f.args[i])).transpose();
+        let args = PartArgs { component: lower(component)?, owner: lower(owner)?, value: lower(value)? };
+        Ok(Some(part_call(slot, function, part, args, GeneralWay { name: f.name.clone(), natives })))
     }
 }
