@@ -50,38 +50,57 @@ fn move_card(h: &mut GameHandle, card: Dynamic, zone: &str, owner: Option<i64>, 
     h.with(|r, w| move_card_in(r, w, &card, zone, owner, bottom))
 }
 
-fn move_top(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Option<i64>) -> Res<Dynamic> {
-    h.with(|r, w| {
-        let (fz, fo) = slot(r, &w.state, from, fo)?;
-        let (tz, to_o) = slot(r, &w.state, to, to_o)?;
-        match w.state.zones[fz][fo].cards.last().copied() {
-            None => Ok(Dynamic::UNIT),
-            Some(idx) => {
-                w.state.put(r, idx, tz, to_o)?;
-                log_pushed_out(r, w);
-                Ok(card_map(&w.state, idx))
-            }
+/// `game.move_top(from[, from_owner], to[, to_owner])`: the component moved, or `()`.
+fn move_top_in(
+    r: &Rules,
+    w: &mut Work,
+    from: &str,
+    fo: Option<i64>,
+    to: &str,
+    to_o: Option<i64>,
+) -> Result<Dynamic, String> {
+    let (fz, fo) = slot(r, &w.state, from, fo)?;
+    let (tz, to_o) = slot(r, &w.state, to, to_o)?;
+    match w.state.zones[fz][fo].cards.last().copied() {
+        None => Ok(Dynamic::UNIT),
+        Some(idx) => {
+            w.state.put(r, idx, tz, to_o)?;
+            log_pushed_out(r, w);
+            Ok(card_map(&w.state, idx))
         }
-    })
+    }
+}
+
+fn move_top(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Option<i64>) -> Res<Dynamic> {
+    h.with(|r, w| move_top_in(r, w, from, fo, to, to_o))
 }
 
 /// Moves every component of a slot, top first (as `move_top` until it is empty), so the
 /// destination receives them in reverse order; returns how many moved.
+fn move_all_in(
+    r: &Rules,
+    w: &mut Work,
+    from: &str,
+    fo: Option<i64>,
+    to: &str,
+    to_o: Option<i64>,
+) -> Result<i64, String> {
+    let (fz, fo) = slot(r, &w.state, from, fo)?;
+    let (tz, to_o) = slot(r, &w.state, to, to_o)?;
+    if (fz, fo) == (tz, to_o) {
+        return Ok(0);
+    }
+    let mut moved = 0;
+    while let Some(idx) = w.state.zones[fz][fo].cards.last().copied() {
+        w.state.put(r, idx, tz, to_o)?;
+        log_pushed_out(r, w);
+        moved += 1;
+    }
+    Ok(moved)
+}
+
 fn move_all(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Option<i64>) -> Res<i64> {
-    h.with(|r, w| {
-        let (fz, fo) = slot(r, &w.state, from, fo)?;
-        let (tz, to_o) = slot(r, &w.state, to, to_o)?;
-        if (fz, fo) == (tz, to_o) {
-            return Ok(0);
-        }
-        let mut moved = 0;
-        while let Some(idx) = w.state.zones[fz][fo].cards.last().copied() {
-            w.state.put(r, idx, tz, to_o)?;
-            log_pushed_out(r, w);
-            moved += 1;
-        }
-        Ok(moved)
-    })
+    h.with(|r, w| move_all_in(r, w, from, fo, to, to_o))
 }
 
 fn shuffle(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<()> {
@@ -131,6 +150,10 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
     engine
         .natives
         .record_part_placer("move", |r, w, c, z, o| move_card_in(r, w, c, z, o, false).map(|()| Dynamic::UNIT));
+    engine.natives.record_part_transfer("move_top", move_top_in);
+    engine
+        .natives
+        .record_part_transfer("move_all", |r, w, f, fo, t, to| move_all_in(r, w, f, fo, t, to).map(Dynamic::from_int));
     reg!(
         engine,
         "move",

@@ -74,6 +74,24 @@ fn set_var(h: &mut GameHandle, name: &str, owner: Option<i64>, value: Dynamic) -
     h.with(|r, w| set_var_in(r, w, name, owner, value).map(|_| ()))
 }
 
+/// `game.param(name)`.
+fn param_in(r: &Rules, name: &str) -> Result<Dynamic, String> {
+    crate::reads::note_rules_only();
+    r.params
+        .get(name)
+        .map(|p| p.value.to_dynamic())
+        .ok_or_else(|| crate::rules::unknown("parameter", name, r.params.keys()))
+}
+
+/// `game.space(track, position)`.
+fn space_in(r: &Rules, track: &str, position: i64) -> Result<Dynamic, String> {
+    crate::reads::note_rules_only();
+    let ti = r.track(track)?;
+    let info = &r.tracks[ti];
+    let i = position - info.min.unwrap_or(0);
+    Ok(usize::try_from(i).ok().and_then(|i| info.spaces.get(i)).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT))
+}
+
 /// Registers `param`, `table`, `random`, the track and the var functions.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Parameters and tables.
@@ -82,16 +100,9 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "param",
         "The value in force of a declared parameter.",
         &["game: Game", "name: &str", "Dynamic"],
-        |h: &mut GameHandle, name: &str| {
-            h.with(|r, _| {
-                crate::reads::note_rules_only();
-                r.params
-                    .get(name)
-                    .map(|p| p.value.to_dynamic())
-                    .ok_or_else(|| crate::rules::unknown("parameter", name, r.params.keys()))
-            })
-        }
+        |h: &mut GameHandle, name: &str| h.with(|r, _| param_in(r, name))
     );
+    engine.natives.record_part_reader("param", |r, _, name, _| param_in(r, name));
     reg_files!(
         engine,
         "table",
@@ -219,20 +230,9 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "space",
         "The per-space data of a track at a position, or `()`.",
         &["game: Game", "track: &str", "position: i64", "Dynamic"],
-        |h: &mut GameHandle, t: &str, pos: i64| {
-            h.with(|r, _| {
-                crate::reads::note_rules_only();
-                let ti = r.track(t)?;
-                let info = &r.tracks[ti];
-                let i = pos - info.min.unwrap_or(0);
-                Ok(usize::try_from(i)
-                    .ok()
-                    .and_then(|i| info.spaces.get(i))
-                    .map(Value::to_dynamic)
-                    .unwrap_or(Dynamic::UNIT))
-            })
-        }
+        |h: &mut GameHandle, t: &str, pos: i64| h.with(|r, _| space_in(r, t, pos))
     );
+    engine.natives.record_part_reader("space", |r, _, t, pos| space_in(r, t, pos.ok_or("`space` takes a position")?));
     // `var` is a reserved word in Rhai, hence `get_var`.
     reg!(
         engine,

@@ -58,26 +58,27 @@ fn top(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Dynamic> {
     h.with(|r, w| top_in(r, w, zone, owner))
 }
 
+/// `game.set_visibility(zone[, owner], visibility)`.
+fn set_visibility_in(r: &Rules, w: &mut Work, zone: &str, owner: Option<i64>, vis: &str) -> Result<(), String> {
+    let (z, o) = slot(r, &w.state, zone, owner)?;
+    let v = match vis {
+        "public" => Visibility::Public,
+        "owner" => Visibility::Owner,
+        "count" => Visibility::Count,
+        "top" => Visibility::Top,
+        "hidden" => Visibility::Hidden,
+        "default" => {
+            w.state.zones[z][o].visible = None;
+            return Ok(());
+        }
+        other => return Err(format!("unknown visibility `{other}`; use public, owner, count, top, hidden or default")),
+    };
+    w.state.zones[z][o].visible = Some(v);
+    Ok(())
+}
+
 fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str) -> Res<()> {
-    h.with(|r, w| {
-        let (z, o) = slot(r, &w.state, zone, owner)?;
-        let v = match vis {
-            "public" => Visibility::Public,
-            "owner" => Visibility::Owner,
-            "count" => Visibility::Count,
-            "top" => Visibility::Top,
-            "hidden" => Visibility::Hidden,
-            "default" => {
-                w.state.zones[z][o].visible = None;
-                return Ok(());
-            }
-            other => {
-                return Err(format!("unknown visibility `{other}`; use public, owner, count, top, hidden or default"))
-            }
-        };
-        w.state.zones[z][o].visible = Some(v);
-        Ok(())
-    })
+    h.with(|r, w| set_visibility_in(r, w, zone, owner, vis))
 }
 
 /// Registers `cards`, `count`, `top`, `card`, `zone_of`, `out_of_play` and `set_visibility`.
@@ -86,6 +87,10 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
     engine.natives.record_part_reader("cards", |r, w, z, o| cards_in(r, w, z, o).map(Dynamic::from_array));
     engine.natives.record_part_reader("count", |r, w, z, o| count_in(r, w, z, o).map(Dynamic::from_int));
     engine.natives.record_part_reader("top", top_in);
+    engine.natives.record_part_writer("set_visibility", |r, w, z, o, v| {
+        let vis = v.into_immutable_string().map_err(|t| format!("expected a visibility, got {t}"))?;
+        set_visibility_in(r, w, z, o, &vis).map(|()| Dynamic::UNIT)
+    });
     reg!(
         engine,
         "cards",

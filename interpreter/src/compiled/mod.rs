@@ -806,7 +806,12 @@ mod tests {
         engine.register_fn("set", set).register_fn("put", put);
         natives.record_part_writer("set", |_, _, _, _, _| Err("for the game handle only".into()));
         natives.record_part_placer("put", |_, _, _, _, _| Err("for the game handle only".into()));
-        let script = "fn f() { let a = 10; let z = \"abc\"; let n = 4; [a.count(\"xy\"), a.count(z), a.count(n), a.count(z, false), a.count(\"q\", true), a.set(z, 5), a, a.put(7, \"zz\", 3)] }";
+        let shift =
+            |x: &mut rhai::INT, from: &str, n: rhai::INT, to: &str| *x + n * (from.len() * to.len()) as rhai::INT;
+        natives.record("shift", shift);
+        engine.register_fn("shift", shift);
+        natives.record_part_transfer("shift", |_, _, _, _, _, _| Err("for the game handle only".into()));
+        let script = "fn f() { let a = 10; let z = \"abc\"; let n = 4; [a.count(\"xy\"), a.count(z), a.count(n), a.count(z, false), a.count(\"q\", true), a.set(z, 5), a, a.put(7, \"zz\", 3), a.shift(z, 2, \"yy\")] }";
         let ast = engine.compile(script).unwrap();
         let limits = Limits { max_string: 10_000, max_array: 1_000, max_map: 1_000, max_depth: 32, files_data: [0; 3] };
         let program = Program::compile(std::slice::from_ref(&ast), Arc::new(natives), limits);
@@ -814,7 +819,7 @@ mod tests {
             program.run(&engine, program.entry("f", 0).unwrap(), Vec::new(), false).map(|v| format!("{v:?}"));
         let rhai = engine.call_fn::<Dynamic>(&mut rhai::Scope::new(), &ast, "f", ()).map(|v| format!("{v:?}"));
         assert_eq!(compiled, Some(rhai.unwrap()));
-        assert_eq!(compiled.as_deref(), Some("[12, 13, 40, -3, 10, 18, 15, 15723]"));
+        assert_eq!(compiled.as_deref(), Some("[12, 13, 40, -3, 10, 18, 15, 15723, 27]"));
     }
 
     /// A function whose value never changes gives its kept value at later calls: a copy, so

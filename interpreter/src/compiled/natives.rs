@@ -51,8 +51,14 @@ pub type PartWriter =
 pub type PartPlacer =
     fn(&crate::rules::Rules, &mut crate::script::Work, &Dynamic, &str, Option<i64>) -> Result<Dynamic, String>;
 
+/// An engine function that moves components from one named zone to another, each of one owner
+/// or global: `game.move_all("trick", "won", p)`, `game.move_top("deck", "hand", p)`, as the
+/// registered functions of that name do (`from[, from_owner], to[, to_owner]`).
+pub type PartTransfer =
+    fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>, &str, Option<i64>) -> Result<Dynamic, String>;
+
 /// How the engine's function of some name works on a named part (see [`PartReader`],
-/// [`PartWriter`], [`PartPlacer`]).
+/// [`PartWriter`], [`PartPlacer`], [`PartTransfer`]).
 #[derive(Clone, Copy)]
 pub enum PartFunction {
     /// `game.f(name[, owner])`.
@@ -61,6 +67,8 @@ pub enum PartFunction {
     Write(PartWriter),
     /// `game.f(component, zone[, owner])`.
     Place(PartPlacer),
+    /// `game.f(from[, from_owner], to[, to_owner])`.
+    Transfer(PartTransfer),
 }
 
 /// The registered functions by name and number of parameters.
@@ -160,6 +168,12 @@ impl NativeTable {
     /// zone, owner)` registered with Rhai do what `placer` does.
     pub fn record_part_placer(&mut self, name: &str, placer: PartPlacer) {
         self.part_functions.insert(name.to_string(), PartFunction::Place(placer));
+    }
+
+    /// Records that the functions `name(game, from[, from_owner], to[, to_owner])` registered
+    /// with Rhai do what `transfer` does.
+    pub fn record_part_transfer(&mut self, name: &str, transfer: PartTransfer) {
+        self.part_functions.insert(name.to_string(), PartFunction::Transfer(transfer));
     }
 
     /// How the function of this name works on a named part, if it was recorded so.

@@ -16,8 +16,10 @@
 
 use super::{chain_value, method, Code, Link, Lower, Root, U};
 use crate::compiled::discard::discard;
-use crate::compiled::natives::{invoke, Native, NativeTable, PartFunction};
-use crate::compiled::{bailed, ops, R};
+use crate::compiled::natives::{
+    invoke, Native, NativeTable, PartFunction, PartPlacer, PartReader, PartTransfer, PartWriter,
+};
+use crate::compiled::{bailed, ops, Rt, R};
 use crate::script::GameHandle;
 use rhai::{ASTFlags, Dynamic, Expr, FnArgsVec, ImmutableString};
 use smallvec::SmallVec;
@@ -83,6 +85,15 @@ impl PartName {
             PartName::Slot(i) => s[*i].clone(),
         }
     }
+
+    /// Calls `f` with the name where it lies, if it is a string; `None` otherwise.
+    #[inline]
+    fn with<T>(&self, s: &[Dynamic], f: impl FnOnce(&str) -> T) -> Option<T> {
+        match self {
+            PartName::Text(t) => Some(f(t.as_str())),
+            PartName::Slot(i) => s[*i].read_lock::<ImmutableString>().map(|n| f(n.as_str())),
+        }
+    }
 }
 
 /// What a part call calls on its general way: the method's name and the engine's functions of
@@ -92,81 +103,169 @@ pub(super) struct GeneralWay {
     natives: Vec<Native>,
 }
 
-/// The arguments of a part call besides the name, as the script wrote them.
-struct PartArgs {
-    /// `move`'s component (before the zone's name).
-    component: Option<Code>,
-    owner: Option<Code>,
-    /// A writer's value (last).
-    value: Option<Code>,
+impl GeneralWay {
+    /// Calls the method with the arguments made so far, in the script's order: `before` (a
+    /// placer's component), the name, `after` (owners, a destination's name, a value).
+    fn call(
+        &self,
+        s: &mut [Dynamic],
+        rt: &mut Rt,
+        slot: usize,
+        before: Option<Dynamic>,
+        name: &PartName,
+        after: [Option<Dynamic>; 3],
+    ) -> R<Dynamic> {
+        let mut all = rt.vec();
+        all.extend(before);
+        all.push(name.value(s));
+        all.extend(after.into_iter().flatten());
+        method(rt, &self.name, Some(&self.natives), &mut s[slot], all)
+    }
 }
 
-/// `s[slot].f(...)` where `f` works on a named part ([`PartFunction`]): when the variable holds
-/// the game handle, the name is a string and the owner an integer, the engine's function is
-/// called with them where they lie (no argument values made, picked, taken and dropped).
-/// Anything else is called the general way with the values already made, in the script's
-/// order; an error ends the compiled call (Rhai then reports it).
-fn part_call(slot: usize, function: PartFunction, part: PartName, args: PartArgs, general: GeneralWay) -> Code {
-    Box::new(move |s, rt| -> R<Dynamic> {
-        // Made in the order the script gives them (the name has no effects).
-        let component = match &args.component {
-            Some(c) => Some(c(s, rt)?),
-            None => None,
-        };
-        let owner = match &args.owner {
-            Some(c) => Some(c(s, rt)?),
-            None => None,
-        };
-        let mut value = match &args.value {
-            Some(c) => Some(c(s, rt)?),
-            None => None,
-        };
-        let owner_int = match &owner {
-            None => Some(None),
-            Some(v) => v.as_int().ok().map(Some),
-        };
-        if let Some(owner_int) = owner_int {
-            let done = {
-                let name_lock;
-                let name: Option<&str> = match &part {
-                    PartName::Text(t) => Some(t.as_str()),
-                    PartName::Slot(i) => {
-                        name_lock = s[*i].read_lock::<ImmutableString>();
-                        name_lock.as_deref().map(ImmutableString::as_str)
-                    }
-                };
-                match (s[slot].read_lock::<GameHandle>(), name) {
-                    (Some(h), Some(name)) => Some(h.with(|r, w| match function {
-                        PartFunction::Read(f) => f(r, w, name, owner_int),
-                        PartFunction::Write(f) => f(r, w, name, owner_int, value.take().unwrap_or_default()),
-                        PartFunction::Place(f) => {
-                            f(r, w, component.as_ref().unwrap_or(&Dynamic::UNIT), name, owner_int)
-                        }
-                    })),
-                    _ => None,
+/// Runs an optional argument's code.
+#[inline]
+fn made(code: &Option<Code>, s: &mut [Dynamic], rt: &mut Rt) -> R<Option<Dynamic>> {
+    match code {
+        Some(c) => Ok(Some(c(s, rt)?)),
+        None => Ok(None),
+    }
+}
+
+/// An optional owner as an integer: `Some(None)` when there is none, `None` when it is not an
+/// integer (the general way then decides).
+#[inline]
+fn owner_int(owner: &Option<Dynamic>) -> Option<Option<i64>> {
+    match owner {
+        None => Some(None),
+        Some(v) => v.as_int().ok().map(Some),
+    }
+}
+
+/// Runs `f` on the rules and the work of the game handle in `s[slot]` (`None` when it holds
+/// something else); its error ends the compiled call.
+#[inline]
+fn on_game(
+    s: &[Dynamic],
+    slot: usize,
+    f: impl FnOnce(&crate::rules::Rules, &mut crate::script::Work) -> Result<Dynamic, String>,
+) -> Option<R<Dynamic>> {
+    let h = s[slot].read_lock::<GameHandle>()?;
+    Some(h.with(|r, w| f(r, w)).map_err(|_| bailed()))
+}
+
+/// A part call's result, checked against the size limits as any engine function's; the
+/// owners it was given are let go of.
+#[inline(always)]
+fn done(rt: &Rt, v: R<Dynamic>, first: Option<Dynamic>, second: Option<Dynamic>) -> R<Dynamic> {
+    if let Some(x) = first {
+        discard(x);
+    }
+    if let Some(x) = second {
+        discard(x);
+    }
+    let v = v?;
+    if ops::too_big(rt, &v) {
+        return ops::bail();
+    }
+    Ok(v)
+}
+
+/// A call of an engine function that works on a named part ([`PartFunction`]), with the
+/// function and its arguments besides the name, as the script wrote them.
+enum PartCall {
+    Read(PartReader, Option<Code>),
+    Write(PartWriter, Option<Code>, Code),
+    Place(PartPlacer, Code, Option<Code>),
+    Transfer(PartTransfer, Option<Code>, PartName, Option<Code>),
+}
+
+/// `s[slot].f(...)` as a part call: when the variable holds the game handle, the names are
+/// strings and the owners integers, the engine's function is called with them where they lie
+/// (no argument values made, picked, taken and dropped). Anything else is called the general
+/// way with the values already made, in the script's order; an error ends the compiled call
+/// (Rhai then reports it). Each shape has its own closure, handling only its arguments.
+fn part_call(slot: usize, part: PartName, call: PartCall, general: GeneralWay) -> Code {
+    match call {
+        PartCall::Read(f, owner) => Box::new(move |s, rt| {
+            let owner = made(&owner, s, rt)?;
+            if let Some(o) = owner_int(&owner) {
+                if let Some(v) = part.with(s, |name| on_game(s, slot, |r, w| f(r, w, name, o))).flatten() {
+                    return done(rt, v, owner, None);
                 }
-            };
-            if let Some(done) = done {
-                component.into_iter().chain(owner).for_each(discard);
-                let v = done.map_err(|_| bailed())?;
-                if ops::too_big(rt, &v) {
-                    return ops::bail();
-                }
-                return Ok(v);
             }
-        }
-        let mut all = rt.vec();
-        all.extend(component);
-        all.push(part.value(s));
-        all.extend(owner);
-        all.extend(value);
-        method(rt, &general.name, Some(&general.natives), &mut s[slot], all)
-    })
+            general.call(s, rt, slot, None, &part, [owner, None, None])
+        }),
+        PartCall::Write(f, owner, value) => Box::new(move |s, rt| {
+            let owner = made(&owner, s, rt)?;
+            let mut value = Some(value(s, rt)?);
+            if let Some(o) = owner_int(&owner) {
+                let run = |name: &str| on_game(s, slot, |r, w| f(r, w, name, o, value.take().unwrap_or_default()));
+                if let Some(v) = part.with(s, run).flatten() {
+                    return done(rt, v, owner, None);
+                }
+            }
+            general.call(s, rt, slot, None, &part, [owner, value, None])
+        }),
+        PartCall::Place(f, component, owner) => Box::new(move |s, rt| {
+            let component = component(s, rt)?;
+            let owner = made(&owner, s, rt)?;
+            if let Some(o) = owner_int(&owner) {
+                if let Some(v) = part.with(s, |zone| on_game(s, slot, |r, w| f(r, w, &component, zone, o))).flatten() {
+                    return done(rt, v, owner, Some(component));
+                }
+            }
+            general.call(s, rt, slot, Some(component), &part, [owner, None, None])
+        }),
+        PartCall::Transfer(f, owner, to, to_owner) => Box::new(move |s, rt| {
+            let owner = made(&owner, s, rt)?;
+            let to_owner = made(&to_owner, s, rt)?;
+            if let (Some(o), Some(to_o)) = (owner_int(&owner), owner_int(&to_owner)) {
+                let run = |from: &str| to.with(s, |t| on_game(s, slot, |r, w| f(r, w, from, o, t, to_o))).flatten();
+                if let Some(v) = part.with(s, run).flatten() {
+                    return done(rt, v, owner, to_owner);
+                }
+            }
+            let to_name = Some(to.value(s));
+            general.call(s, rt, slot, None, &part, [owner, to_name, to_owner])
+        }),
+    }
+}
+
+/// Where a part call's arguments are, by position: the name, the owner, the destination's name
+/// and owner (a transfer), the value (a writer), the component (a placer).
+struct Positions {
+    name: usize,
+    owner: Option<usize>,
+    to: Option<(usize, Option<usize>)>,
+    value: Option<usize>,
+    component: Option<usize>,
+}
+
+/// The positions of a call of `function` with these arguments, when it has a shape the
+/// function takes (a transfer of three arguments tells its two forms apart by which of the
+/// second and third is a string written in the script).
+fn positions(function: PartFunction, args: &[Expr]) -> Option<Positions> {
+    let at = |name, owner, to, value, component| Some(Positions { name, owner, to, value, component });
+    let text = |i: usize| matches!(args[i], Expr::StringConstant(..));
+    match (function, args.len()) {
+        (PartFunction::Read(_), 1) => at(0, None, None, None, None),
+        (PartFunction::Read(_), 2) => at(0, Some(1), None, None, None),
+        (PartFunction::Write(_), 2) => at(0, None, None, Some(1), None),
+        (PartFunction::Write(_), 3) => at(0, Some(1), None, Some(2), None),
+        (PartFunction::Place(_), 2) => at(1, None, None, None, Some(0)),
+        (PartFunction::Place(_), 3) => at(1, Some(2), None, None, Some(0)),
+        (PartFunction::Transfer(_), 2) => at(0, None, Some((1, None)), None, None),
+        (PartFunction::Transfer(_), 3) if text(1) => at(0, None, Some((1, Some(2))), None, None),
+        (PartFunction::Transfer(_), 3) if text(2) => at(0, Some(1), Some((2, None)), None, None),
+        (PartFunction::Transfer(_), 4) => at(0, Some(1), Some((2, Some(3))), None, None),
+        _ => None,
+    }
 }
 
 impl Lower<'_> {
     /// `x.f(...)` as a part call (see [`part_call`]), when `f` is an engine function that works
-    /// on a named part, `x` a local variable and the name a string written in the script or a
+    /// on named parts, `x` a local variable and each name a string written in the script or a
     /// local variable; `None` otherwise.
     pub(super) fn part_call(&mut self, e: &Expr) -> U<Option<Code>> {
         let Expr::Dot(x, flags, ..) = e else {
@@ -188,26 +287,29 @@ impl Lower<'_> {
         ) else {
             return Ok(None);
         };
-        // Where the name is, and which arguments are the owner, the value and the component.
-        let (at_name, owner, value, component) = match (function, f.args.len()) {
-            (PartFunction::Read(_), 1) => (0, None, None, None),
-            (PartFunction::Read(_), 2) => (0, Some(1), None, None),
-            (PartFunction::Write(_), 2) => (0, None, Some(1), None),
-            (PartFunction::Write(_), 3) => (0, Some(1), Some(2), None),
-            (PartFunction::Place(_), 2) => (1, None, None, Some(0)),
-            (PartFunction::Place(_), 3) => (1, Some(2), None, Some(0)),
-            _ => return Ok(None),
+        let Some(at) = positions(function, &f.args) else {
+            return Ok(None);
         };
-        let part = match &f.args[at_name] {
-            Expr::StringConstant(t, ..) => PartName::Text(super::unshared_str(t)),
-            Expr::Variable(n, ..) => match self.lookup(&n.1) {
-                Some(i) => PartName::Slot(i),
-                None => return Ok(None),
-            },
-            _ => return Ok(None),
+        let name = |lower: &Self, i: usize| match &f.args[i] {
+            Expr::StringConstant(t, ..) => Some(PartName::Text(super::unshared_str(t))),
+            Expr::Variable(n, ..) => lower.lookup(&n.1).map(PartName::Slot),
+            _ => None,
+        };
+        let (Some(part), to) = (name(self, at.name), at.to.map(|(i, _)| name(self, i))) else {
+            return Ok(None);
         };
         let mut lower = |i: Option<usize>| i.map(|i| self.expr(&f.args[i])).transpose();
-        let args = PartArgs { component: lower(component)?, owner: lower(owner)?, value: lower(value)? };
-        Ok(Some(part_call(slot, function, part, args, GeneralWay { name: f.name.clone(), natives })))
+        let component = lower(at.component)?;
+        let owner = lower(at.owner)?;
+        let to_owner = lower(at.to.and_then(|(_, o)| o))?;
+        let value = lower(at.value)?;
+        let call = match (function, component, value, to) {
+            (PartFunction::Read(f), ..) => PartCall::Read(f, owner),
+            (PartFunction::Write(f), _, Some(value), _) => PartCall::Write(f, owner, value),
+            (PartFunction::Place(f), Some(component), ..) => PartCall::Place(f, component, owner),
+            (PartFunction::Transfer(f), _, _, Some(Some(to))) => PartCall::Transfer(f, owner, to, to_owner),
+            _ => return Ok(None),
+        };
+        Ok(Some(part_call(slot, part, call, GeneralWay { name: f.name.clone(), natives })))
     }
 }
