@@ -59,6 +59,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         &["game: Game", "bool"],
         |h: &mut GameHandle| h.with(|_, w| Ok(w.logging))
     );
+    engine.natives.record_game_property("logging", |_, w| Ok(rhai::Dynamic::from_bool(w.logging)));
 
     // Log.
     reg!(

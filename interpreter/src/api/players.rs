@@ -1,21 +1,37 @@
 //! The seats at the table: how many, their names, the current player and the turn order.
 
 use super::{player, players_arg, reg};
-use crate::script::GameHandle;
+use crate::rules::Rules;
+use crate::script::{GameHandle, Work};
 use rhai::{Array, Dynamic};
+
+/// `game.players`.
+fn players(_: &Rules, w: &mut Work) -> Result<i64, String> {
+    crate::reads::note_rules_only();
+    Ok(w.state.players as i64)
+}
+
+/// `game.current`.
+fn current(_: &Rules, w: &mut Work) -> Result<i64, String> {
+    crate::reads::note(crate::reads::Part::Current);
+    Ok(w.state.current as i64)
+}
+
+/// `game.turn_order`.
+fn turn_order(_: &Rules, w: &mut Work) -> Result<Array, String> {
+    crate::reads::note(crate::reads::Part::TurnOrder);
+    Ok(w.state.turn_order.iter().map(|p| Dynamic::from_int(*p as i64)).collect::<Array>())
+}
 
 /// Registers `players`, `current`, `turn_order` and `seat_name`.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Players and turns.
-    reg!(engine, "get$players", "The number of seats.", &["game: Game", "i64"], |h: &mut GameHandle| h.with(|_, w| {
-        crate::reads::note_rules_only();
-        Ok(w.state.players as i64)
-    }));
+    reg!(engine, "get$players", "The number of seats.", &["game: Game", "i64"], |h: &mut GameHandle| h
+        .with(|r, w| players(r, w)));
+    engine.natives.record_game_property("players", |r, w| players(r, w).map(Dynamic::from_int));
     reg!(engine, "get$current", "The current player (0-based seat).", &["game: Game", "i64"], |h: &mut GameHandle| h
-        .with(|_, w| {
-            crate::reads::note(crate::reads::Part::Current);
-            Ok(w.state.current as i64)
-        }));
+        .with(|r, w| current(r, w)));
+    engine.natives.record_game_property("current", |r, w| current(r, w).map(Dynamic::from_int));
     reg!(
         engine,
         "set$current",
@@ -33,13 +49,9 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "get$turn_order",
         "The turn order: an array of seats.",
         &["game: Game", "Array"],
-        |h: &mut GameHandle| {
-            h.with(|_, w| {
-                crate::reads::note(crate::reads::Part::TurnOrder);
-                Ok(w.state.turn_order.iter().map(|p| Dynamic::from_int(*p as i64)).collect::<Array>())
-            })
-        }
+        |h: &mut GameHandle| h.with(|r, w| turn_order(r, w))
     );
+    engine.natives.record_game_property("turn_order", |r, w| turn_order(r, w).map(Dynamic::from_array));
     reg!(
         engine,
         "set$turn_order",

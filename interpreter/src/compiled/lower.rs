@@ -784,8 +784,9 @@ impl<'p> Lower<'p> {
                     {
                         return Ok(direct::method_on_variable(*slot, name.clone(), list.clone(), args));
                     }
-                    (Root::Slot(slot), [Link::Prop { .. }]) if args.is_empty() => {
-                        return Ok(direct::property_of_variable(*slot, links));
+                    (Root::Slot(slot), [Link::Prop { name, .. }]) if args.is_empty() => {
+                        let game = self.natives.game_property(name);
+                        return Ok(direct::property_of_variable(*slot, links, game));
                     }
                     _ => {}
                 }

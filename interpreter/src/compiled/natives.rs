@@ -57,6 +57,10 @@ pub type PartPlacer =
 pub type PartTransfer =
     fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>, &str, Option<i64>) -> Result<Dynamic, String>;
 
+/// A property of the game handle (`game.players`, `game.logging`), as its registered getter
+/// reads it.
+pub type GameProperty = fn(&crate::rules::Rules, &mut crate::script::Work) -> Result<Dynamic, String>;
+
 /// How the engine's function of some name works on a named part (see [`PartReader`],
 /// [`PartWriter`], [`PartPlacer`], [`PartTransfer`]).
 #[derive(Clone, Copy)]
@@ -78,6 +82,8 @@ pub struct NativeTable {
     by_name: HashMap<String, ByArity, crate::value::NameHasher>,
     /// The functions that also work on a named part directly, by name.
     part_functions: HashMap<String, PartFunction, crate::value::NameHasher>,
+    /// The game handle's properties compiled scripts read directly, by name.
+    game_properties: HashMap<String, GameProperty, crate::value::NameHasher>,
 }
 
 /// Where `api::register` puts every function: the Rhai engine, and the table compiled scripts
@@ -174,6 +180,18 @@ impl NativeTable {
     /// with Rhai do what `transfer` does.
     pub fn record_part_transfer(&mut self, name: &str, transfer: PartTransfer) {
         self.part_functions.insert(name.to_string(), PartFunction::Transfer(transfer));
+    }
+
+    /// Records that the getter of the game handle's property `name` registered with Rhai
+    /// reads what `read` does.
+    pub fn record_game_property(&mut self, name: &str, read: GameProperty) {
+        self.game_properties.insert(name.to_string(), read);
+    }
+
+    /// The game handle's property of this name, if it was recorded (see
+    /// [`NativeTable::record_game_property`]).
+    pub(crate) fn game_property(&self, name: &str) -> Option<GameProperty> {
+        self.game_properties.get(name).copied()
     }
 
     /// How the function of this name works on a named part, if it was recorded so.

@@ -17,7 +17,7 @@
 use super::{chain_value, method, Code, Link, Lower, Root, U};
 use crate::compiled::discard::discard;
 use crate::compiled::natives::{
-    invoke, Native, NativeTable, PartFunction, PartPlacer, PartReader, PartTransfer, PartWriter,
+    invoke, GameProperty, Native, NativeTable, PartFunction, PartPlacer, PartReader, PartTransfer, PartWriter,
 };
 use crate::compiled::{bailed, ops, Rt, R};
 use crate::script::GameHandle;
@@ -52,10 +52,11 @@ pub(super) fn method_on_variable(slot: usize, name: ImmutableString, natives: Ve
 }
 
 /// The read `s[slot].name`, `links` being that one property link (the general way's, kept for
-/// values that are neither maps nor components).
-pub(super) fn property_of_variable(slot: usize, links: Vec<Link>) -> Code {
+/// values that are neither maps nor components). When `game` is the game handle's property of
+/// that name, a variable holding the handle is read with it, before anything else is tried.
+pub(super) fn property_of_variable(slot: usize, links: Vec<Link>, game: Option<GameProperty>) -> Code {
     let root = Root::Slot(slot);
-    Box::new(move |s, rt| -> R<Dynamic> {
+    let read = move |s: &mut [Dynamic], rt: &mut Rt| -> R<Dynamic> {
         if let [Link::Prop { name, hint, .. }] = &links[..] {
             let cur = &s[slot];
             if cur.is_map() {
@@ -68,7 +69,14 @@ pub(super) fn property_of_variable(slot: usize, links: Vec<Link>) -> Code {
             }
         }
         chain_value(rt, s, &root, &links, &mut [])
-    })
+    };
+    match game {
+        None => Box::new(read),
+        Some(property) => Box::new(move |s, rt| match on_game(s, slot, property) {
+            Some(v) => done(rt, v, None, None),
+            None => read(s, rt),
+        }),
+    }
 }
 
 /// The name of the part a call works on: written in the script, or a local variable's string.
