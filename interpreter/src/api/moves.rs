@@ -59,8 +59,7 @@ fn move_top_in(
     to: &str,
     to_o: Option<i64>,
 ) -> Result<Dynamic, String> {
-    let (fz, fo) = slot(r, &w.state, from, fo)?;
-    let (tz, to_o) = slot(r, &w.state, to, to_o)?;
+    let ((fz, fo), (tz, to_o)) = (slot(r, &w.state, from, fo)?, slot(r, &w.state, to, to_o)?);
     match w.state.zones[fz][fo].cards.last().copied() {
         None => Ok(Dynamic::UNIT),
         Some(idx) => {
@@ -85,8 +84,7 @@ fn move_all_in(
     to: &str,
     to_o: Option<i64>,
 ) -> Result<i64, String> {
-    let (fz, fo) = slot(r, &w.state, from, fo)?;
-    let (tz, to_o) = slot(r, &w.state, to, to_o)?;
+    let ((fz, fo), (tz, to_o)) = (slot(r, &w.state, from, fo)?, slot(r, &w.state, to, to_o)?);
     if (fz, fo) == (tz, to_o) {
         return Ok(0);
     }
