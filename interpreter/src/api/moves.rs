@@ -50,6 +50,33 @@ fn move_card(h: &mut GameHandle, card: Dynamic, zone: &str, owner: Option<i64>, 
     h.with(|r, w| move_card_in(r, w, &card, zone, owner, bottom))
 }
 
+/// Moves the top component of a slot onto another (`move_top`), or every component top first
+/// until the slot is empty (`move_all`, when `all`: the destination receives them in reverse
+/// order, and a slot moved onto itself stays as it is). Returns how many moved and the last one.
+fn move_from_top(
+    r: &Rules,
+    w: &mut Work,
+    (from, fo): (&str, Option<i64>),
+    (to, to_o): (&str, Option<i64>),
+    all: bool,
+) -> Result<(i64, Option<u32>), String> {
+    let ((fz, fo), (tz, to_o)) = (slot(r, &w.state, from, fo)?, slot(r, &w.state, to, to_o)?);
+    if all && (fz, fo) == (tz, to_o) {
+        return Ok((0, None));
+    }
+    let (mut moved, mut last) = (0, None);
+    while let Some(idx) = w.state.zones[fz][fo].cards.last().copied() {
+        w.state.put(r, idx, tz, to_o)?;
+        log_pushed_out(r, w);
+        moved += 1;
+        last = Some(idx);
+        if !all {
+            break;
+        }
+    }
+    Ok((moved, last))
+}
+
 /// `game.move_top(from[, from_owner], to[, to_owner])`: the component moved, or `()`.
 fn move_top_in(
     r: &Rules,
@@ -59,23 +86,15 @@ fn move_top_in(
     to: &str,
     to_o: Option<i64>,
 ) -> Result<Dynamic, String> {
-    let ((fz, fo), (tz, to_o)) = (slot(r, &w.state, from, fo)?, slot(r, &w.state, to, to_o)?);
-    match w.state.zones[fz][fo].cards.last().copied() {
-        None => Ok(Dynamic::UNIT),
-        Some(idx) => {
-            w.state.put(r, idx, tz, to_o)?;
-            log_pushed_out(r, w);
-            Ok(card_map(&w.state, idx))
-        }
-    }
+    let (_, last) = move_from_top(r, w, (from, fo), (to, to_o), false)?;
+    Ok(last.map(|idx| card_map(&w.state, idx)).unwrap_or(Dynamic::UNIT))
 }
 
 fn move_top(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Option<i64>) -> Res<Dynamic> {
     h.with(|r, w| move_top_in(r, w, from, fo, to, to_o))
 }
 
-/// Moves every component of a slot, top first (as `move_top` until it is empty), so the
-/// destination receives them in reverse order; returns how many moved.
+/// `game.move_all(from[, from_owner], to[, to_owner])`: how many moved.
 fn move_all_in(
     r: &Rules,
     w: &mut Work,
@@ -84,17 +103,7 @@ fn move_all_in(
     to: &str,
     to_o: Option<i64>,
 ) -> Result<i64, String> {
-    let ((fz, fo), (tz, to_o)) = (slot(r, &w.state, from, fo)?, slot(r, &w.state, to, to_o)?);
-    if (fz, fo) == (tz, to_o) {
-        return Ok(0);
-    }
-    let mut moved = 0;
-    while let Some(idx) = w.state.zones[fz][fo].cards.last().copied() {
-        w.state.put(r, idx, tz, to_o)?;
-        log_pushed_out(r, w);
-        moved += 1;
-    }
-    Ok(moved)
+    move_from_top(r, w, (from, fo), (to, to_o), true).map(|(moved, _)| moved)
 }
 
 fn move_all(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Option<i64>) -> Res<i64> {
