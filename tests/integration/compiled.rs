@@ -99,12 +99,18 @@ fn a_new_profile_forgets_the_calls_counted_before() {
 
 /// dice-bid with a data table and `roll` replaced by `body`, in a folder of its own.
 fn dice_bid_with_table(tag: &str, body: &str) -> (std::path::PathBuf, rulebook::Game) {
+    let table = "[tables.t]\nname = \"prizes\"\nrows = [{ id = \"a\", n = [1, 2] }, { id = \"b\", n = [3] }]\nby = { x = { y = 5 } }\n";
+    dice_bid_with(tag, table, body)
+}
+
+/// dice-bid with `extra` added to its game file and `body` put at the start of `roll`, in a
+/// folder of its own.
+fn dice_bid_with(tag: &str, extra: &str, body: &str) -> (std::path::PathBuf, rulebook::Game) {
     let dir = std::env::temp_dir().join(format!("rulebook-compiled-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let fixture = crate::root().join("tests/fixtures/dice-bid");
-    let toml = std::fs::read_to_string(fixture.join("game.toml")).unwrap()
-        + "\n[tables.t]\nname = \"prizes\"\nrows = [{ id = \"a\", n = [1, 2] }, { id = \"b\", n = [3] }]\nby = { x = { y = 5 } }\n";
+    let toml = std::fs::read_to_string(fixture.join("game.toml")).unwrap() + "\n" + extra;
     std::fs::write(dir.join("game.toml"), toml).unwrap();
     let rules = std::fs::read_to_string(fixture.join("rules.rhai")).unwrap();
     let changed = rules.replace("fn roll(game) {\n", &format!("fn roll(game) {{\n{body}\n"));
@@ -157,4 +163,47 @@ fn a_bad_read_of_a_table_fails_as_in_rhai() {
         assert!(compiled.is_some(), "`{read}` fails");
         assert_eq!(compiled, interpreted, "`{read}`");
     }
+}
+
+#[test]
+fn a_loop_over_a_zone_sees_what_rhai_sees() {
+    // `for c in game.cards(..)` runs over the zone's components as indices, the loop's variable
+    // pointed at each in turn: copies kept, cards moved and properties changed during the loop,
+    // `continue`, `break`, a counter, nested loops and a name held in a variable all give what
+    // Rhai gives over its list of handles.
+    let extra = "[components.chip]\nlabel = \"{n}\"\nzone = \"pile\"\ninstances = [{ id = \"c{n}\", n = { from = 1, to = 5 } }]\n\n[zones.pile]\nvisible = \"public\"\n\n[zones.side]\nvisible = \"public\"\n";
+    let body = r#"
+    let kept = [];
+    for c in game.cards("pile") {
+        kept.push(c);
+        if c.n == 2 { game.move(c, "side"); }
+    }
+    let walk = "";
+    for (c, i) in game.cards("pile") {
+        if i == 1 { continue; }
+        walk += `${i}:${c.id} `;
+        if c.n == 4 { break; }
+    }
+    let pairs = 0;
+    for a in game.cards("pile") { for b in game.cards("pile") { if a.n < b.n { pairs += 1; } } }
+    let z = "side";
+    let last = ();
+    for c in game.cards(z) { game.set_prop(c, "n", 20); last = c; walk += `${c.n} `; }
+    let ids = "";
+    for c in kept { ids += c.id; }
+    let found = for c in game.cards("pile") { if c.n == 3 { break c; } };
+    game.log(`${ids} | ${walk}| ${pairs} | ${last.id} ${last.n} ${game.cards(z)[0].n} | ${found.id}`);
+"#;
+    let (dir, game) = dice_bid_with("zone-loop", extra, body);
+    let log = |g: &rulebook::Game| g.start(2, 1).map(|s| s.log_for(None).join("\n")).map_err(|e| e.to_string());
+    let compiled = log(&game);
+    let program = game.scripts.program().expect("compiled scripts are on");
+    assert_eq!(program.give_ups(), vec![], "`roll` ran compiled to its end");
+    let interpreted = rulebook::script::rhai_only(|| log(&game));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(compiled, interpreted);
+    let compiled = compiled.expect("plays");
+    // c2 went to the side during the first loop, which still went on to c5; the handle kept
+    // in `last` shows the value from before `set_prop`, a new one the value after.
+    assert!(compiled.contains("c1c2c3c4c5 | 0:c1 2:c4 2 | 6 | c2 2 20 | c3"), "{compiled}");
 }

@@ -78,6 +78,32 @@ pub fn card_map(st: &State, idx: u32) -> Dynamic {
     Dynamic::from(ComponentHandle { idx, components: st.components.clone() })
 }
 
+/// Makes `slot` a handle of component `idx` of `components`: a handle of the same components
+/// that `slot` holds (not shared with a closure) is pointed at `idx` where it lies, without a
+/// new one made; anything else is let go of and replaced. What a script sees is the same as a
+/// new handle put there (a value is only ever held in one place).
+pub(crate) fn set_handle(slot: &mut Dynamic, components: &Arc<Components>, idx: u32) {
+    if !slot.is_shared() {
+        if let Some(mut h) = slot.write_lock::<ComponentHandle>() {
+            if Arc::ptr_eq(&h.components, components) {
+                h.idx = idx;
+                return;
+            }
+        }
+    }
+    crate::compiled::put(slot, Dynamic::from(ComponentHandle { idx, components: components.clone() }));
+}
+
+/// Makes `slot` a copy of `item`: a handle is copied with [`set_handle`] (into the handle
+/// `slot` may hold), anything else cloned.
+pub(crate) fn set_copy(slot: &mut Dynamic, item: &Dynamic) {
+    if let Some(h) = item.read_lock::<ComponentHandle>() {
+        set_handle(slot, &h.components, h.idx);
+    } else {
+        crate::compiled::put(slot, item.clone());
+    }
+}
+
 /// The component a script value is, if it is a component handle.
 pub(crate) fn component_index(d: &Dynamic) -> Option<u32> {
     d.read_lock::<ComponentHandle>().map(|h| h.idx)

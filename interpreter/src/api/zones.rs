@@ -2,6 +2,7 @@
 //! by id and its zone; a zone's visibility, and names declared out of play.
 
 use super::{card_arg, card_map, reg, slot, Res};
+use crate::compiled::ComponentList;
 use crate::def::Visibility;
 use crate::rules::Rules;
 use crate::script::{GameHandle, Work};
@@ -10,16 +11,26 @@ use rhai::{Array, Dynamic, Map};
 
 /// `game.cards(zone[, owner])`.
 fn cards_in(r: &Rules, w: &mut Work, zone: &str, owner: Option<i64>) -> Result<Array, String> {
+    let mut ids = ComponentList::new();
+    listed_in(r, w, zone, owner, &mut ids)?;
+    Ok(ids.into_iter().map(|c| card_map(&w.state, c)).collect())
+}
+
+/// The components `game.cards(zone[, owner])` lists, as indices, put into `out`; the
+/// components they index are the state's. Compiled scripts run a `for` loop over them so,
+/// without a list of handles made first.
+fn listed_in(r: &Rules, w: &mut Work, zone: &str, owner: Option<i64>, out: &mut ComponentList) -> Result<(), String> {
     let (z, o) = slot(r, &w.state, zone, owner)?;
     crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
-    let mut ids = w.state.zones[z][o].cards.clone();
-    crate::alloc::charge(ids.len());
+    out.clear();
+    out.extend_from_slice(&w.state.zones[z][o].cards);
+    crate::alloc::charge(out.len());
     // An unordered zone lists its components in one fixed order (declaration order), the
     // same one views and decision options use.
     if !r.zones[z].ordered {
-        ids.sort_unstable();
+        out.sort_unstable();
     }
-    Ok(ids.into_iter().map(|c| card_map(&w.state, c)).collect())
+    Ok(())
 }
 
 fn cards(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<Array> {
@@ -85,6 +96,7 @@ fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str)
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Zones and components.
     engine.natives.record_part_reader("cards", |r, w, z, o| cards_in(r, w, z, o).map(Dynamic::from_array));
+    engine.natives.record_part_lister("cards", listed_in);
     engine.natives.record_part_reader("count", |r, w, z, o| count_in(r, w, z, o).map(Dynamic::from_int));
     engine.natives.record_part_reader("top", top_in);
     engine.natives.record_part_writer("set_visibility", |r, w, z, o, v| {

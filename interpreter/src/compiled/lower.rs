@@ -7,6 +7,7 @@ use super::natives::{invoke, Native, NativeTable};
 use super::ops::{self, bail};
 use super::{bailed, call_index, call_lending, call_pointer, Code, Rt, Stop, R};
 use crate::script::GameHandle;
+use crate::state::Components;
 use rhai::{
     ASTFlags, ASTNode, BinaryExpr, Dynamic, Expr, FnArgsVec, FnCallExpr, FnPtr, ImmutableString, OpAssignment, Stmt,
     Token, INT,
@@ -14,6 +15,7 @@ use rhai::{
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
 
 mod cond;
 mod direct;
@@ -65,6 +67,12 @@ enum Items {
     Value(Code),
     /// `a..b` or `a..=b` (`true`) written in the loop.
     Range(Code, Code, bool),
+    /// `game.cards(zone[, owner])`: the components are gone through as indices, the loop's
+    /// variable pointed at each in turn (see [`run_components`]).
+    Listed(direct::ListingCall),
+    /// A local variable the loop's body does not name: its list is gone through where it lies
+    /// (see [`run_borrowed`]).
+    Borrowed(usize),
 }
 
 /// Runs a `for` loop's body for each item (its variable and counter set first); a `break`
@@ -84,6 +92,93 @@ fn run_loop(
             put(&mut s[c], Dynamic::from_int(i as INT));
         }
         put(&mut s[var_slot], v);
+        match body(s, rt) {
+            Ok(v) => discard(v),
+            Err(Stop::Continue) => {}
+            Err(Stop::Break(v)) => {
+                result = v;
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    put(&mut s[var_slot], Dynamic::UNIT);
+    Ok(result)
+}
+
+/// [`run_loop`] over the list in `s[slot]`, a variable the body does not name (so nothing the
+/// body runs can read or change it): Rhai loops over a copy; here the list is taken out of its
+/// slot, each item copied into the loop's variable in turn (a component into the handle it
+/// holds), and put back when the loop ends, however it ends. `None` when `s[slot]` holds no
+/// list of its own (the loop then runs over a copy).
+fn run_borrowed(
+    s: &mut [Dynamic],
+    rt: &mut Rt,
+    slot: usize,
+    counter_slot: Option<usize>,
+    var_slot: usize,
+    body: &Code,
+) -> Option<R<Dynamic>> {
+    if !s[slot].is_array() || s[slot].is_shared() {
+        return None;
+    }
+    let list = std::mem::take(&mut s[slot]);
+    let result = match list.as_array_ref() {
+        Ok(items) => each_item(s, rt, &items, counter_slot, var_slot, body),
+        Err(_) => Err(bailed()),
+    };
+    s[slot] = list;
+    Some(result)
+}
+
+/// The loop of [`run_borrowed`] over `items`.
+fn each_item(
+    s: &mut [Dynamic],
+    rt: &mut Rt,
+    items: &[Dynamic],
+    counter_slot: Option<usize>,
+    var_slot: usize,
+    body: &Code,
+) -> R<Dynamic> {
+    let mut result = Dynamic::UNIT;
+    for (i, item) in items.iter().enumerate() {
+        rt.tick()?;
+        if let Some(n) = counter_slot {
+            put(&mut s[n], Dynamic::from_int(i as INT));
+        }
+        crate::api::component::set_copy(&mut s[var_slot], item);
+        match body(s, rt) {
+            Ok(v) => discard(v),
+            Err(Stop::Continue) => {}
+            Err(Stop::Break(v)) => {
+                result = v;
+                break;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    put(&mut s[var_slot], Dynamic::UNIT);
+    Ok(result)
+}
+
+/// [`run_loop`] over components listed as indices: the loop's variable holds a handle of
+/// each in turn, the one handle it holds pointed at the next component where it can be (a
+/// list of handles made first would cost two allocations per component).
+fn run_components(
+    s: &mut [Dynamic],
+    rt: &mut Rt,
+    (ids, components): (&[u32], &Arc<Components>),
+    counter_slot: Option<usize>,
+    var_slot: usize,
+    body: &Code,
+) -> R<Dynamic> {
+    let mut result = Dynamic::UNIT;
+    for (i, &c) in ids.iter().enumerate() {
+        rt.tick()?;
+        if let Some(n) = counter_slot {
+            put(&mut s[n], Dynamic::from_int(i as INT));
+        }
+        crate::api::component::set_handle(&mut s[var_slot], components, c);
         match body(s, rt) {
             Ok(v) => discard(v),
             Err(Stop::Continue) => {}
@@ -484,7 +579,7 @@ impl<'p> Lower<'p> {
 
     fn for_loop(&mut self, x: &(rhai::Ident, Option<rhai::Ident>, rhai::FlowControl)) -> U<Code> {
         let (var, counter, fc) = x;
-        let iter = self.loop_items(&fc.expr)?;
+        let iter = self.loop_items(&fc.expr, fc.body.statements())?;
         // Variables the body only pushes onto: Rhai checks the whole array against the size
         // limits after every push (a loop building a list checks n times over n elements).
         // Such an array only grows during the loop, so it is within the limits after every
@@ -525,7 +620,17 @@ impl<'p> Lower<'p> {
 
     /// What a `for` loop runs over: a range written in the loop (`for p in 0..n`) is counted
     /// through without being made into a value.
-    fn loop_items(&mut self, e: &Expr) -> U<Items> {
+    fn loop_items(&mut self, e: &Expr, body: &[Stmt]) -> U<Items> {
+        if let Some(call) = self.listing_call(e)? {
+            return Ok(Items::Listed(call));
+        }
+        if let Expr::Variable(v, ..) = e {
+            // A list the loop may take (see `moved_iterable`) is taken: its items move.
+            let borrowable = !self.last_reads.contains(&v.1) && !body.iter().any(|t| reads(t, &v.1).0 > 0);
+            if let (true, Some(slot)) = (borrowable, self.lookup(&v.1)) {
+                return Ok(Items::Borrowed(slot));
+            }
+        }
         if let Expr::FnCall(f, ..) = e {
             if let (Some(op @ (Token::ExclusiveRange | Token::InclusiveRange)), [a, b], false) =
                 (&f.op_token, f.args.as_slice(), f.capture_parent_scope)
@@ -542,6 +647,16 @@ impl<'p> Lower<'p> {
         Box::new(move |s, rt| {
             let obj = match &iter {
                 Items::Value(c) => c(s, rt)?,
+                Items::Borrowed(slot) => match run_borrowed(s, rt, *slot, counter_slot, var_slot, &body) {
+                    Some(done) => return done,
+                    None => s[*slot].clone(),
+                },
+                Items::Listed(call) => match call.list(s, rt)? {
+                    direct::Listing::Value(v) => v,
+                    direct::Listing::Components(ids, components) => {
+                        return run_components(s, rt, (&ids, &components), counter_slot, var_slot, &body);
+                    }
+                },
                 Items::Range(a, b, inclusive) => {
                     let a = a(s, rt)?;
                     let b = b(s, rt)?;
@@ -777,12 +892,23 @@ impl<'p> Lower<'p> {
                 if let Some(code) = self.part_call(e)? {
                     return Ok(code);
                 }
-                let (root, links, mut args) = self.chain(e)?;
+                let (root, mut links, mut args) = self.chain(e)?;
+                if let (Root::Value(_), [Link::Method { args: n, .. }]) = (&root, &links[..]) {
+                    if *n == args.len() && !matches!(&links[0], Link::Method { name, .. } if name == "call") {
+                        if let (Root::Value(code), Some(Link::Method { name, natives, .. })) = (root, links.pop()) {
+                            return Ok(direct::method_on_value(code, name, natives, args));
+                        }
+                        return Err("a method call on a value".into());
+                    }
+                }
                 match (&root, &links[..]) {
                     (Root::Slot(slot), [Link::Method { name, args: n, natives: Some(list) }])
                         if *n == args.len() && name != "call" =>
                     {
                         return Ok(direct::method_on_variable(*slot, name.clone(), list.clone(), args));
+                    }
+                    (Root::Slot(slot), [Link::Method { name, args: n, natives: None }]) if *n == args.len() => {
+                        return Ok(direct::standard_on_variable(*slot, name.clone(), args));
                     }
                     (Root::Slot(slot), [Link::Prop { name, .. }]) if args.is_empty() => {
                         let game = self.natives.game_property(name);
@@ -939,16 +1065,17 @@ impl<'p> Lower<'p> {
             }
             ("type_of", 1) => {
                 let arg = self.expr(&f.args[0])?;
-                // The common answers made once (`absent(x)` is `type_of(x) == "()"` in every
-                // bundled game), not a new string per call.
-                let common: Vec<ImmutableString> =
-                    ["()", "bool", "i64", "string", "array", "map", "char"].map(ImmutableString::from).to_vec();
+                // The answers for the script's own types made once and told by the value's
+                // kind, not a new string per call; the engine names the others.
+                let common: Vec<ImmutableString> = BUILTIN_TYPES.map(ImmutableString::from).to_vec();
                 return Ok(Box::new(move |s, rt| {
                     let v = arg(s, rt)?;
-                    let name = rt.engine.map_type_name(v.type_name());
-                    Ok(match common.iter().find(|c| c.as_str() == name) {
-                        Some(c) => Dynamic::from(c.clone()),
-                        None => Dynamic::from(ImmutableString::from(name)),
+                    Ok(match builtin_type(&v) {
+                        Some(i) => {
+                            discard(v);
+                            Dynamic::from(common[i].clone())
+                        }
+                        None => Dynamic::from(ImmutableString::from(rt.engine.map_type_name(v.type_name()))),
                     })
                 }));
             }
@@ -1660,6 +1787,48 @@ fn moved_iterable(stmts: &[Stmt], i: usize) -> Option<ImmutableString> {
     let read_in_loop = fc.body.statements().iter().any(|t| reads(t, name).0 > 0);
     let read_after = stmts[i + 1..].iter().any(|t| reads(t, name).0 > 0);
     (declared_here && !named_by_loop && !read_in_loop && !read_after).then(|| name.clone())
+}
+
+/// What `type_of` says of the script's own types, by [`builtin_type`].
+pub(super) const BUILTIN_TYPES: [&str; 7] = ["()", "bool", "i64", "string", "array", "map", "char"];
+
+/// Which of [`BUILTIN_TYPES`] `v` is, told by its kind; `None` for another type or a value
+/// shared with a closure (the engine then names it).
+#[inline]
+pub(super) fn builtin_type(v: &Dynamic) -> Option<usize> {
+    if v.is_shared() {
+        return None;
+    }
+    Some(if v.is_unit() {
+        0
+    } else if v.is_bool() {
+        1
+    } else if v.is_int() {
+        2
+    } else if v.is_string() {
+        3
+    } else if v.is_array() {
+        4
+    } else if v.is_map() {
+        5
+    } else if v.is_char() {
+        6
+    } else {
+        return None;
+    })
+}
+
+/// `type_of(x)` (no script may define a function of that name), as its argument.
+pub(super) fn type_of_argument(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::FnCall(f, ..) if f.name == "type_of" && f.op_token.is_none() && !f.capture_parent_scope => {
+            match f.args.as_slice() {
+                [x] => Some(x),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Whether `e` reads the variable `var` anywhere.

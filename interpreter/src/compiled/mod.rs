@@ -17,7 +17,8 @@ mod lower;
 mod natives;
 mod ops;
 
-pub use natives::{NativeTable, Registry};
+pub(crate) use discard::put;
+pub use natives::{ComponentList, NativeTable, Registry};
 /// For tests that count script values as the size checks do.
 #[cfg(test)]
 pub(crate) use ops::script_sizes;
@@ -814,6 +815,62 @@ mod tests {
         let (compiled, rhai) = both_with(&engine, natives, script);
         assert_eq!(compiled, Some(rhai.unwrap()));
         assert_eq!(compiled.as_deref(), Some("[12, 13, 40, -3, 10, 18, 15, 15723, 27]"));
+    }
+
+    /// `type_of(x) == "name"` asks the value's kind, for every kind (a function pointer and a
+    /// name no type has included), as a condition and as a value.
+    #[test]
+    fn type_of_comparisons_agree_with_rhai() {
+        same(
+            r#"let x = (); let m = #{ a: 1 }; let p = Fn("helper");
+            let seen = [type_of(x) == "()", type_of(1) == "i64", type_of("s") != "string", type_of(m) == "map",
+                type_of([]) == "array", type_of('c') == "char", type_of(true) == "bool", type_of(p) == "Fn",
+                type_of(x) == "nope", type_of(m.a) != "()", type_of(m.b) == "()"];
+            if type_of(m.b) == "()" { seen.push(type_of(p)); }
+            seen"#,
+        );
+    }
+
+    /// Rhai's own methods called on a variable or on a value made for them give what Rhai gives.
+    #[test]
+    fn standard_methods_on_variables_and_values_agree_with_rhai() {
+        same(
+            r#"let s = "abc"; let a = [1, 2]; let m = #{ x: 1 };
+            [s.len(), a.len(), m.len(), "ABCDEF".index_of("C"), "ABCDEF".index_of('E'), [3, 4, 5].contains(4),
+             s.index_of('b'), a.is_empty(), #{ y: 2 }.len(), helper(1, 2).to_string(), s.contains("bc"), a.index_of(2)]"#,
+        );
+    }
+
+    /// A loop over a variable its body does not name goes through the list where it lies: the
+    /// variable is the same after the loop however it ends (`break`, `return` from a function
+    /// that was lent it, the end), and a body that names it still loops over a copy.
+    #[test]
+    fn loops_over_a_variable_the_body_does_not_name() {
+        let script = r#"
+            fn total(list) { let t = 0; for x in list { t += x; } t * 100 + list.len() }
+            fn first_big(list) { for (x, i) in list { if x > 1 { return [x, i]; } } -1 }
+            fn f() {
+                let a = [1, 2, 3];
+                let t = 0;
+                for x in a { t += x; }
+                a.push(t);
+                let found = for x in a { if x == 2 { break x * 10; } };
+                let l = [1, 5, 3];
+                let big = first_big(l);
+                let changed = [];
+                for x in l { l.push(x); changed.push(l.len()); if changed.len() > 2 { break; } }
+                let pairs = 0;
+                for x in a { for y in a { if x < y { pairs += 1; } } }
+                let m = [#{ k: [1] }, "s", ()];
+                let seen = [];
+                for v in m { seen.push(v); }
+                seen[0].k.push(2);
+                let b = [4, 5];
+                for b in b { }
+                [a, total(a), found, big, l, changed, pairs, m, seen, b]
+            }"#;
+        let (compiled, rhai) = both(script);
+        assert_eq!(compiled.map(Ok), Some(rhai));
     }
 
     /// A function whose value never changes gives its kept value at later calls: a copy, so

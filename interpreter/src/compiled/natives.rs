@@ -57,6 +57,17 @@ pub type PartPlacer =
 pub type PartTransfer =
     fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>, &str, Option<i64>) -> Result<Dynamic, String>;
 
+/// Components as indices into the state's components, in the order a zone lists them (most
+/// zones hold a handful: kept inline up to 16).
+pub type ComponentList = smallvec::SmallVec<[u32; 16]>;
+
+/// An engine function that lists the components of one named zone, of one owner or global,
+/// as the registered function of that name lists them as handles (`game.cards("hand", p)`),
+/// but as indices, put into the list given last. Compiled scripts run a `for` loop over such
+/// a call with it, pointing the loop's variable at each component in turn.
+pub type PartLister =
+    fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>, &mut ComponentList) -> Result<(), String>;
+
 /// A property of the game handle (`game.players`, `game.logging`), as its registered getter
 /// reads it.
 pub type GameProperty = fn(&crate::rules::Rules, &mut crate::script::Work) -> Result<Dynamic, String>;
@@ -84,6 +95,8 @@ pub struct NativeTable {
     part_functions: HashMap<String, PartFunction, crate::value::NameHasher>,
     /// The game handle's properties compiled scripts read directly, by name.
     game_properties: HashMap<String, GameProperty, crate::value::NameHasher>,
+    /// The readers that also list components as indices, by name.
+    part_listers: HashMap<String, PartLister, crate::value::NameHasher>,
 }
 
 /// Where `api::register` puts every function: the Rhai engine, and the table compiled scripts
@@ -180,6 +193,17 @@ impl NativeTable {
     /// with Rhai do what `transfer` does.
     pub fn record_part_transfer(&mut self, name: &str, transfer: PartTransfer) {
         self.part_functions.insert(name.to_string(), PartFunction::Transfer(transfer));
+    }
+
+    /// Records that the part reader `name` (see [`NativeTable::record_part_reader`]) lists
+    /// the components `lister` lists, as handles.
+    pub fn record_part_lister(&mut self, name: &str, lister: PartLister) {
+        self.part_listers.insert(name.to_string(), lister);
+    }
+
+    /// The lister of the part reader of this name, if one was recorded.
+    pub(crate) fn part_lister(&self, name: &str) -> Option<PartLister> {
+        self.part_listers.get(name).copied()
     }
 
     /// Records that the getter of the game handle's property `name` registered with Rhai

@@ -158,6 +158,20 @@ impl Lower<'_> {
         text: ImmutableString,
     ) -> U<Cond> {
         let equal = matches!(op, Token::EqualsTo);
+        if let Some(arg) = super::type_of_argument(x) {
+            // `type_of(x) == "()"`: the value's kind is asked, no name made.
+            let arg = self.expr(arg)?;
+            let kind = super::BUILTIN_TYPES.iter().position(|t| *t == text.as_str());
+            return Ok(Box::new(move |s, rt| {
+                let v = arg(s, rt)?;
+                let same = match super::builtin_type(&v) {
+                    Some(k) => Some(k) == kind,
+                    None => rt.engine.map_type_name(v.type_name()) == text.as_str(),
+                };
+                discard(v);
+                Ok(same == equal)
+            }));
+        }
         let peeked = match x {
             Expr::Variable(v, ..) => self.lookup(&v.1).map(|slot| (slot, Vec::new())),
             _ if super::only_properties(x) => match self.chain(x)? {

@@ -17,12 +17,15 @@
 use super::{chain_value, method, Code, Link, Lower, Root, U};
 use crate::compiled::discard::discard;
 use crate::compiled::natives::{
-    invoke, GameProperty, Native, NativeTable, PartFunction, PartPlacer, PartReader, PartTransfer, PartWriter,
+    invoke, ComponentList, GameProperty, Native, NativeTable, PartFunction, PartLister, PartPlacer, PartReader,
+    PartTransfer, PartWriter,
 };
 use crate::compiled::{bailed, ops, Rt, R};
 use crate::script::GameHandle;
+use crate::state::Components;
 use rhai::{ASTFlags, Dynamic, Expr, FnArgsVec, ImmutableString};
 use smallvec::SmallVec;
+use std::sync::Arc;
 
 /// The call `s[slot].name(args...)`, `natives` being the engine's functions of that name and
 /// number of arguments.
@@ -48,6 +51,40 @@ pub(super) fn method_on_variable(slot: usize, name: ImmutableString, natives: Ve
             }
         }
         method(rt, &name, Some(&natives), &mut s[slot], vals.into_vec())
+    })
+}
+
+/// The call `s[slot].name(args...)` of a function the engine has none of (`list.len()`,
+/// `s.index_of("x")`): what the general way does for a chain of that one link, without the
+/// chain's walk.
+pub(super) fn standard_on_variable(slot: usize, name: ImmutableString, args: Vec<Code>) -> Code {
+    Box::new(move |s, rt| -> R<Dynamic> {
+        let mut vals = rt.vec();
+        for a in &args {
+            vals.push(a(s, rt)?);
+        }
+        method(rt, &name, None, &mut s[slot], vals)
+    })
+}
+
+/// The call `value.name(args...)` on a value made for it (`"ABCDEF".index_of(s)`,
+/// `game.cards(z).len()`): the arguments are made first, then the value, as Rhai does, and the
+/// method is called on the value where it lies.
+pub(super) fn method_on_value(
+    value: Code,
+    name: ImmutableString,
+    natives: Option<Vec<Native>>,
+    args: Vec<Code>,
+) -> Code {
+    Box::new(move |s, rt| -> R<Dynamic> {
+        let mut vals = rt.vec();
+        for a in &args {
+            vals.push(a(s, rt)?);
+        }
+        let mut this = value(s, rt)?;
+        let r = method(rt, &name, natives.as_deref(), &mut this, vals);
+        discard(this);
+        r
     })
 }
 
@@ -153,11 +190,11 @@ fn owner_int(owner: &Option<Dynamic>) -> Option<Option<i64>> {
 /// Runs `f` on the rules and the work of the game handle in `s[slot]` (`None` when it holds
 /// something else); its error ends the compiled call.
 #[inline]
-fn on_game(
+fn on_game<T>(
     s: &[Dynamic],
     slot: usize,
-    f: impl FnOnce(&crate::rules::Rules, &mut crate::script::Work) -> Result<Dynamic, String>,
-) -> Option<R<Dynamic>> {
+    f: impl FnOnce(&crate::rules::Rules, &mut crate::script::Work) -> Result<T, String>,
+) -> Option<R<T>> {
     let h = s[slot].read_lock::<GameHandle>()?;
     Some(h.with(|r, w| f(r, w)).map_err(|_| bailed()))
 }
@@ -240,6 +277,54 @@ fn part_call(slot: usize, part: PartName, call: PartCall, general: GeneralWay) -
     }
 }
 
+/// `s[slot].f(name[, owner])` where `f` also lists components as indices
+/// ([`PartLister`]): what a `for` loop over the call runs over.
+pub(super) struct ListingCall {
+    slot: usize,
+    part: PartName,
+    owner: Option<Code>,
+    lister: PartLister,
+    general: GeneralWay,
+}
+
+/// What a [`ListingCall`] gave.
+pub(super) enum Listing {
+    /// The components, as indices into these components.
+    Components(ComponentList, Arc<Components>),
+    /// The call's value, made the general way.
+    Value(Dynamic),
+}
+
+impl ListingCall {
+    /// Makes the call: the components listed when the variable holds the game handle, the
+    /// name is a string and the owner an integer; else the call made the general way. The list
+    /// counts against the size limits as the list of handles the call returns would.
+    pub(super) fn list(&self, s: &mut [Dynamic], rt: &mut Rt) -> R<Listing> {
+        let owner = made(&self.owner, s, rt)?;
+        if let Some(o) = owner_int(&owner) {
+            let mut ids = ComponentList::new();
+            let run = |name: &str| {
+                on_game(s, self.slot, |r, w| {
+                    (self.lister)(r, w, name, o, &mut ids)?;
+                    Ok(w.state.components.clone())
+                })
+            };
+            if let Some(listed) = self.part.with(s, run).flatten() {
+                if let Some(x) = owner {
+                    discard(x);
+                }
+                let components = listed?;
+                if ids.len() >= rt.prog.max_array {
+                    return ops::bail();
+                }
+                return Ok(Listing::Components(ids, components));
+            }
+        }
+        let v = self.general.call(s, rt, self.slot, None, &self.part, [owner, None, None])?;
+        Ok(Listing::Value(v))
+    }
+}
+
 /// Where a part call's arguments are, by position: the name, the owner, the destination's name
 /// and owner (a transfer), the value (a writer), the component (a placer).
 struct Positions {
@@ -272,6 +357,43 @@ fn positions(function: PartFunction, args: &[Expr]) -> Option<Positions> {
 }
 
 impl Lower<'_> {
+    /// `x.f(name[, owner])` as a [`ListingCall`], when `f` is an engine function that also
+    /// lists components as indices, `x` a local variable and the name a string written in the
+    /// script or a local variable; `None` otherwise.
+    pub(super) fn listing_call(&mut self, e: &Expr) -> U<Option<ListingCall>> {
+        let Expr::Dot(x, flags, ..) = e else {
+            return Ok(None);
+        };
+        let (Expr::Variable(v, ..), Expr::MethodCall(f, ..)) = (&x.lhs, &x.rhs) else {
+            return Ok(None);
+        };
+        if flags.intersects(ASTFlags::NEGATED | ASTFlags::BREAK)
+            || f.capture_parent_scope
+            || !(1..=2).contains(&f.args.len())
+            || self.script_fn(&f.name, f.args.len()).is_some()
+        {
+            return Ok(None);
+        }
+        let (Some(lister), Some(natives), Some(slot)) = (
+            self.natives.part_lister(&f.name),
+            self.natives.list(&f.name, f.args.len() + 1).map(<[Native]>::to_vec),
+            self.lookup(&v.1),
+        ) else {
+            return Ok(None);
+        };
+        let part = match &f.args[0] {
+            Expr::StringConstant(t, ..) => PartName::Text(super::unshared_str(t)),
+            Expr::Variable(n, ..) => match self.lookup(&n.1) {
+                Some(i) => PartName::Slot(i),
+                None => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        let owner = f.args.get(1).map(|a| self.expr(a)).transpose()?;
+        let general = GeneralWay { name: f.name.clone(), natives };
+        Ok(Some(ListingCall { slot, part, owner, lister, general }))
+    }
+
     /// `x.f(...)` as a part call (see [`part_call`]), when `f` is an engine function that works
     /// on named parts, `x` a local variable and each name a string written in the script or a
     /// local variable; `None` otherwise.
