@@ -27,7 +27,7 @@ impl Game {
     ) -> Result<Dynamic, PlayError> {
         let taken = std::mem::replace(work, Work::placeholder());
         let (w, result) = self.scripts.call(&self.rules, taken, f, args, ctx);
-        *work = w;
+        std::mem::replace(work, w).give_back_placeholder();
         let out = result.map_err(PlayError::Script)?;
         let pushed = std::mem::take(&mut work.pushed);
         work.state.stack.extend(pushed.into_iter().rev());

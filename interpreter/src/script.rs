@@ -366,6 +366,12 @@ pub struct Work {
     pub handed: u64,
 }
 
+thread_local! {
+    /// The state of this thread's last stand-in work (see [`Work::placeholder`]): never
+    /// changed, only held while a call has the real work.
+    static SPARE_STAND_IN: std::cell::Cell<Option<Box<State>>> = const { std::cell::Cell::new(None) };
+}
+
 /// The `game` value scripts receive: a handle onto the state of the call in progress.
 #[derive(Clone)]
 pub struct GameHandle {
@@ -587,7 +593,7 @@ impl Scripts {
             g.work = Some(work);
         }
         let handle = GameHandle { work: slot };
-        let mut all = Vec::with_capacity(args.len() + 2);
+        let mut all = crate::compiled::spare_vec();
         all.push(Dynamic::from(handle.clone()));
         all.extend(args);
         if f.with_ctx {
@@ -752,8 +758,15 @@ impl Work {
         Ok(())
     }
 
-    /// A stand-in while the real work is lent to a script.
+    /// A stand-in while the real work is lent to a script (the state of the last one given
+    /// back on this thread: making one allocates a state).
     pub(crate) fn placeholder() -> Work {
-        Work::new(State::empty(), false)
+        let state = SPARE_STAND_IN.with(std::cell::Cell::take).unwrap_or_else(|| Box::new(State::empty()));
+        Work::new(state, false)
+    }
+
+    /// Gives back a stand-in made by [`Work::placeholder`], for the next call on this thread.
+    pub(crate) fn give_back_placeholder(self) {
+        SPARE_STAND_IN.with(|c| c.set(Some(self.state)));
     }
 }

@@ -10,9 +10,8 @@
 //! function an ordinary one. A call that fails is not kept (the next one fails the same way).
 
 use super::natives::NativeTable;
-use super::Body;
+use super::{Body, FunctionIndex};
 use rhai::{ASTNode, Expr, FnCallExpr, Stmt};
-use std::collections::HashMap;
 
 /// Whether a standard function or method only computes from its arguments (or changes the
 /// value it is called on, which in such a function is one of its own): every one compiled code
@@ -24,11 +23,7 @@ fn pure_standard(name: &str) -> bool {
 }
 
 /// For each function: whether its value never changes (see the module documentation).
-pub(super) fn constant_functions(
-    defs: &[Body],
-    index: &HashMap<String, Vec<(usize, usize)>>,
-    natives: &NativeTable,
-) -> Vec<bool> {
+pub(super) fn constant_functions(defs: &[Body], index: &FunctionIndex, natives: &NativeTable) -> Vec<bool> {
     let script_fn = |name: &str, n: usize| index.get(name)?.iter().find(|(a, _)| *a == n).map(|(_, i)| *i);
     // Optimistic start (every function without parameters), then functions calling one that
     // is not constant drop out until nothing changes.
@@ -88,7 +83,7 @@ mod tests {
     fn constants(script: &str) -> Vec<(String, bool)> {
         let ast = rhai::Engine::new().compile(script).expect("compiles");
         let defs = super::super::bodies(&ast);
-        let mut index: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        let mut index: FunctionIndex = FunctionIndex::default();
         for (i, (name, params, _)) in defs.iter().enumerate() {
             index.entry(name.to_string()).or_default().push((params.len(), i));
         }

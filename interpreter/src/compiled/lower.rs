@@ -5,14 +5,14 @@ use super::discard::{discard, put};
 use super::lend::Lend;
 use super::natives::{invoke, Native, NativeTable};
 use super::ops::{self, bail};
-use super::{bailed, call_index, call_lending, call_pointer, Code, Rt, Stop, R};
+use super::{bailed, call_index, call_lending, call_pointer, Code, FunctionIndex, Rt, Stop, R};
 use crate::script::GameHandle;
 use crate::state::Components;
 use rhai::{
     ASTFlags, ASTNode, BinaryExpr, Dynamic, Expr, FnArgsVec, FnCallExpr, FnPtr, ImmutableString, OpAssignment, Stmt,
     Token, INT,
 };
-use std::collections::HashMap;
+use smallvec::SmallVec;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -253,7 +253,7 @@ fn must_copy(v: &Dynamic, handle_only: bool) -> bool {
 
 /// Lowers one function, keeping the names in scope and their slots.
 pub(super) struct Lower<'p> {
-    index: &'p HashMap<String, Vec<(usize, usize)>>,
+    index: &'p FunctionIndex,
     natives: &'p NativeTable,
     switch_ok: bool,
     scope: Vec<(ImmutableString, usize)>,
@@ -285,7 +285,7 @@ pub(super) struct Lower<'p> {
 
 impl<'p> Lower<'p> {
     pub(super) fn new(
-        index: &'p HashMap<String, Vec<(usize, usize)>>,
+        index: &'p FunctionIndex,
         natives: &'p NativeTable,
         switch_ok: bool,
         lendable: &'p [Vec<Lend>],
@@ -769,7 +769,7 @@ impl<'p> Lower<'p> {
                 }
                 Ok(Box::new(move |s, rt| {
                     let v = value(s, rt)?;
-                    let mut keys = Vec::with_capacity(args.len());
+                    let mut keys: SmallVec<[Dynamic; 4]> = SmallVec::new();
                     for a in &args {
                         keys.push(a(s, rt)?);
                     }
@@ -1672,7 +1672,7 @@ fn set_path(
     rt: &mut Rt,
     cur: &mut Dynamic,
     links: &[Link],
-    keys: &mut std::vec::IntoIter<Dynamic>,
+    keys: &mut smallvec::IntoIter<[Dynamic; 4]>,
     v: Dynamic,
     op: Option<&Token>,
 ) -> R<bool> {

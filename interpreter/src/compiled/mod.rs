@@ -86,11 +86,16 @@ struct Func {
 /// Give-ups after which a function is no longer run compiled.
 const MAX_BAILS: u32 = 16;
 
+/// Script functions by name, then by number of parameters: `(parameters, function)`. Looked
+/// up at every call the engine makes and every function pointer called, so hashed with the
+/// engine's quick hasher for names.
+pub(crate) type FunctionIndex = HashMap<String, Vec<(usize, usize)>, crate::value::NameHasher>;
+
 /// The game's script functions, compiled where they can be.
 pub struct Program {
     funcs: Vec<Func>,
     /// Function by name, then by number of parameters.
-    index: HashMap<String, Vec<(usize, usize)>>,
+    index: FunctionIndex,
     natives: Arc<NativeTable>,
     max_string: usize,
     max_array: usize,
@@ -117,6 +122,13 @@ pub(crate) struct Rt<'a> {
 thread_local! {
     /// The spare vectors of this thread's last compiled run, for the next one.
     static SPARE: std::cell::RefCell<Vec<Vec<Dynamic>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// An empty vector for a call's arguments, from this thread's spare ones (see [`Rt::vec`]):
+/// compiled runs give their slot vectors back there, so a call the engine makes allocates
+/// none.
+pub(crate) fn spare_vec() -> Vec<Dynamic> {
+    SPARE.with(|s| s.borrow_mut().pop()).unwrap_or_else(|| Vec::with_capacity(16))
 }
 
 impl Rt<'_> {
@@ -167,7 +179,7 @@ impl Program {
     /// earlier ones, as merging their Rhai ASTs does).
     pub fn compile(files: &[AST], natives: Arc<NativeTable>, limits: Limits) -> Program {
         let mut defs: Vec<(ImmutableString, Vec<ImmutableString>, Option<Vec<Stmt>>)> = Vec::new();
-        let mut index: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        let mut index: FunctionIndex = FunctionIndex::default();
         for ast in files {
             for (name, params, body) in bodies(ast) {
                 let at = defs.len();
