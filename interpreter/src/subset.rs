@@ -66,9 +66,51 @@ impl<'s, 'a> Pool<'s, 'a> {
         if set.len() > self.spec.max || !self.compatible(set) {
             return Ok(false);
         }
+        if let Some(answer) = self.completable_run(set) {
+            return Ok(answer);
+        }
         let mut chosen = set.to_vec();
         let mut visits = 0;
         self.search(&mut chosen, 0, &mut visits)
+    }
+
+    /// [`Pool::completable`] worked out without a search, for a run alone (no shared or
+    /// distinct properties) whose ranks fit one mask; `None` otherwise. The sets without a gap
+    /// that hold `set` lie within the block of ranks around it that all have candidates: the
+    /// smallest adds one candidate of each rank missing inside `set`'s span, and from it
+    /// candidates can be added one at a time (of a rank in the run or next to it) until the
+    /// block's candidates are all in. So every size from that smallest to the block's number
+    /// of candidates is reached, and the set can be completed when one of them is allowed.
+    fn completable_run(&self, set: &[usize]) -> Option<bool> {
+        if !self.spec.same.is_empty() || !self.spec.distinct.is_empty() {
+            return None;
+        }
+        let (ranks, from) = (self.ranks.as_ref()?, self.bits_from?);
+        let bit = |i: usize| 1u64 << (ranks[i] - from);
+        let have = (0..self.cands.len()).fold(0u64, |b, i| b | bit(i));
+        let chosen = set.iter().fold(0u64, |b, i| b | bit(*i));
+        let least = self.spec.min.max(1);
+        // The candidates of a block of ranks.
+        let count = |block: u64| (0..self.cands.len()).filter(|i| block & bit(*i) != 0).count();
+        if chosen == 0 {
+            // Any block of ranks that all have candidates, holding enough of them.
+            let mut rest = have;
+            while rest != 0 {
+                let block = block_at(rest, rest.trailing_zeros());
+                if least <= self.spec.max.min(count(block)) {
+                    return Some(true);
+                }
+                rest &= !block;
+            }
+            return Some(false);
+        }
+        let (lo, hi) = (chosen.trailing_zeros(), 63 - chosen.leading_zeros());
+        let span = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+        if have & span != span {
+            return Some(false);
+        }
+        let smallest = set.len() + (span & !chosen).count_ones() as usize;
+        Some(least.max(smallest) <= self.spec.max.min(count(block_at(have, lo))))
     }
 
     /// Depth-first: adds candidates until the set meets the constraints. A set with a hole in
@@ -150,6 +192,16 @@ impl<'s, 'a> Pool<'s, 'a> {
         have.dedup();
         have.windows(2).find(|w| w[1] - w[0] > 1).map(|w| w[0] + 1)
     }
+}
+
+/// The block of consecutive bits of `mask` that holds bit `at` (set in `mask`).
+fn block_at(mask: u64, at: u32) -> u64 {
+    // Set bits from `at` upward, and just below it, each up to the first clear one.
+    let up_len = (!(mask >> at)).trailing_zeros();
+    let up = if at + up_len >= 64 { u64::MAX << at } else { ((1u64 << up_len) - 1) << at };
+    let down_len = if at == 0 { 0 } else { (!(mask << (64 - at))).leading_zeros() };
+    let down = if down_len == 0 { 0 } else { ((1u64 << down_len) - 1) << (at - down_len) };
+    up | down
 }
 
 /// A candidate's place in the run: its integer value, or the position of its value in `order`.
@@ -242,6 +294,47 @@ mod tests {
         let spec = run_spec(3);
         let pool = Pool::new(&spec, &c).unwrap();
         assert!(!pool.completable(&[0, 30]).unwrap());
+    }
+
+    /// The search, without the shortcut for a run alone.
+    fn searched(pool: &Pool<'_, '_>, set: &[usize]) -> bool {
+        if set.len() > pool.spec.max || !pool.compatible(set) {
+            return false;
+        }
+        pool.search(&mut set.to_vec(), 0, &mut 0).unwrap()
+    }
+
+    #[test]
+    fn a_run_alone_is_judged_as_the_search_judges_it() {
+        // Every set of every pool of these ranks (gaps, repeats, one rank alone), for sizes
+        // that are easy, tight and impossible to meet.
+        for years in [vec![1, 2, 2, 4, 5, 6, 6], vec![3, 3, 3], vec![0, 2, 4, 6], vec![5, 1, 2, 3, 9, 8, 7]] {
+            let props: Vec<_> = years.iter().map(|y| card("A", *y)).collect();
+            let c = cands(&props);
+            for (min, max) in [(0, usize::MAX), (1, 1), (2, 3), (3, 3), (4, 5), (5, usize::MAX), (8, 9), (3, 2)] {
+                let spec = Subset { min, max, consecutive: Some(("year".into(), None)), ..Subset::default() };
+                let pool = Pool::new(&spec, &c).unwrap();
+                for mask in 0u32..1 << years.len() {
+                    let set: Vec<usize> = (0..years.len()).filter(|i| mask & 1 << i != 0).collect();
+                    assert_eq!(
+                        pool.completable(&set).unwrap(),
+                        searched(&pool, &set),
+                        "{set:?} of {years:?}, min {min}, max {max}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_of_bits_are_found_around_a_bit() {
+        assert_eq!(block_at(0b0111_0110, 1), 0b0000_0110);
+        assert_eq!(block_at(0b0111_0110, 5), 0b0111_0000);
+        assert_eq!(block_at(0b0111_0110, 6), 0b0111_0000);
+        assert_eq!(block_at(1, 0), 1);
+        assert_eq!(block_at(u64::MAX, 0), u64::MAX);
+        assert_eq!(block_at(u64::MAX, 63), u64::MAX);
+        assert_eq!(block_at(u64::MAX << 60, 61), u64::MAX << 60);
     }
 
     #[test]
