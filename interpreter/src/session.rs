@@ -593,13 +593,30 @@ impl Session<'_> {
         let mut building = pending.building.get(slot).cloned().unwrap_or_default();
         building.push(card);
         let logging = self.logging;
-        let (work, options) = crate::script::transaction(|| -> Result<_, PlayError> {
-            let mut work = Work::new(self.working_copy(), logging);
-            work.state.steps = 0;
-            let options = game.options_building(&mut work, decision, player, &ctx, &building)?;
-            Ok((work, options))
-        })?;
-        let mut state = work.state;
+        let options = if game.options_may_run_scripts(decision) {
+            let (work, options) = crate::script::transaction(|| -> Result<_, PlayError> {
+                let mut work = Work::new(self.working_copy(), logging);
+                work.state.steps = 0;
+                let options = game.options_building(&mut work, decision, player, &ctx, &building)?;
+                Ok((work, options))
+            })?;
+            self.commit_state(work.state);
+            options
+        } else {
+            // The options only read the state: they are worked out on it, without a copy.
+            let mut work = Work::placeholder();
+            work.logging = logging;
+            std::mem::swap(&mut work.state, &mut self.state);
+            let steps = std::mem::replace(&mut work.state.steps, 0);
+            let options = game.options_building(&mut work, decision, player, &ctx, &building);
+            if options.is_err() {
+                work.state.steps = steps;
+            }
+            std::mem::swap(&mut work.state, &mut self.state);
+            work.give_back_placeholder();
+            options?
+        };
+        let state = &mut self.state;
         state.seat_answered(player);
         let p = state.pending.as_mut().expect("still pending");
         p.options[slot] = options;
@@ -608,7 +625,6 @@ impl Session<'_> {
         }
         let id = state.components.list[card as usize].id.clone();
         let label = self.logging.then(|| state.components.list[card as usize].label().to_string());
-        self.commit_state(state);
         self.history.push(Move { player, option: id, label });
         Ok(())
     }
