@@ -120,6 +120,21 @@ fn dice_bid_with(tag: &str, extra: &str, body: &str) -> (std::path::PathBuf, rul
     (dir, game)
 }
 
+/// The log of a game of `game` (in its own folder `dir`, removed afterwards) started with
+/// compiled scripts, after checking that every function is compiled, that `roll` ran compiled
+/// to its end, and that Rhai interpreting every call writes the same log.
+fn log_as_rhai_writes_it(dir: std::path::PathBuf, game: &rulebook::Game) -> String {
+    let log = |g: &rulebook::Game| g.start(2, 1).map(|s| s.log_for(None).join("\n")).map_err(|e| e.to_string());
+    let compiled = log(game);
+    let program = game.scripts.program().expect("compiled scripts are on");
+    assert!(program.coverage().1.is_empty(), "every function is compiled: {:?}", program.coverage().1);
+    assert_eq!(program.give_ups(), vec![], "`roll` ran compiled to its end");
+    let interpreted = rulebook::script::rhai_only(|| log(game));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(compiled, interpreted);
+    compiled.expect("plays")
+}
+
 #[test]
 fn reading_part_of_a_table_is_what_rhai_reads() {
     // `game.table(t)` followed by properties and indexes reads the part in place (no copy of
@@ -132,15 +147,7 @@ fn reading_part_of_a_table_is_what_rhai_reads() {
     game.log(`${game.table("t").name} ${game.table("t").rows[0].id} ${game.table("t")["rows"][-1].n[0]} ${part.len()} ${part[1]} ${game.table("t").by.x.y} ${type_of(missing)} ${game.table("t").rows.len()} ${game.table("t").rows[1].n.len()}`);
 "#;
     let (dir, game) = dice_bid_with_table("table-read", body);
-    let log = |g: &rulebook::Game| g.start(2, 1).map(|s| s.log_for(None).join("\n")).map_err(|e| e.to_string());
-    let compiled = log(&game);
-    let program = game.scripts.program().expect("compiled scripts are on");
-    assert!(program.coverage().1.is_empty(), "every function is compiled: {:?}", program.coverage().1);
-    assert_eq!(program.give_ups(), vec![], "`roll` ran compiled to its end");
-    let interpreted = rulebook::script::rhai_only(|| log(&game));
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(compiled, interpreted);
-    let compiled = compiled.expect("plays");
+    let compiled = log_as_rhai_writes_it(dir, &game);
     // The copy grew (9 added), the table did not (its `n` still holds one number).
     assert!(compiled.contains("prizes a 3 2 9 5 () 2 1"), "{compiled}");
 }
@@ -195,14 +202,7 @@ fn a_loop_over_a_zone_sees_what_rhai_sees() {
     game.log(`${ids} | ${walk}| ${pairs} | ${last.id} ${last.n} ${game.cards(z)[0].n} | ${found.id}`);
 "#;
     let (dir, game) = dice_bid_with("zone-loop", extra, body);
-    let log = |g: &rulebook::Game| g.start(2, 1).map(|s| s.log_for(None).join("\n")).map_err(|e| e.to_string());
-    let compiled = log(&game);
-    let program = game.scripts.program().expect("compiled scripts are on");
-    assert_eq!(program.give_ups(), vec![], "`roll` ran compiled to its end");
-    let interpreted = rulebook::script::rhai_only(|| log(&game));
-    let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(compiled, interpreted);
-    let compiled = compiled.expect("plays");
+    let compiled = log_as_rhai_writes_it(dir, &game);
     // c2 went to the side during the first loop, which still went on to c5; the handle kept
     // in `last` shows the value from before `set_prop`, a new one the value after.
     assert!(compiled.contains("c1c2c3c4c5 | 0:c1 2:c4 2 | 6 | c2 2 20 | c3"), "{compiled}");

@@ -85,13 +85,25 @@ fn run_loop(
     var_slot: usize,
     body: &Code,
 ) -> R<Dynamic> {
+    run_each(s, rt, items, (counter_slot, var_slot), body, put)
+}
+
+/// The loop of [`run_loop`] and its kin: `set` puts each item into the loop's variable.
+fn run_each<T>(
+    s: &mut [Dynamic],
+    rt: &mut Rt,
+    items: impl Iterator<Item = T>,
+    (counter_slot, var_slot): (Option<usize>, usize),
+    body: &Code,
+    mut set: impl FnMut(&mut Dynamic, T),
+) -> R<Dynamic> {
     let mut result = Dynamic::UNIT;
-    for (i, v) in items.enumerate() {
+    for (i, item) in items.enumerate() {
         rt.tick()?;
-        if let Some(c) = counter_slot {
-            put(&mut s[c], Dynamic::from_int(i as INT));
+        if let Some(n) = counter_slot {
+            put(&mut s[n], Dynamic::from_int(i as INT));
         }
-        put(&mut s[var_slot], v);
+        set(&mut s[var_slot], item);
         match body(s, rt) {
             Ok(v) => discard(v),
             Err(Stop::Continue) => {}
@@ -124,41 +136,11 @@ fn run_borrowed(
     }
     let list = std::mem::take(&mut s[slot]);
     let result = match list.as_array_ref() {
-        Ok(items) => each_item(s, rt, &items, counter_slot, var_slot, body),
+        Ok(items) => run_each(s, rt, items.iter(), (counter_slot, var_slot), body, crate::api::component::set_copy),
         Err(_) => Err(bailed()),
     };
     s[slot] = list;
     Some(result)
-}
-
-/// The loop of [`run_borrowed`] over `items`.
-fn each_item(
-    s: &mut [Dynamic],
-    rt: &mut Rt,
-    items: &[Dynamic],
-    counter_slot: Option<usize>,
-    var_slot: usize,
-    body: &Code,
-) -> R<Dynamic> {
-    let mut result = Dynamic::UNIT;
-    for (i, item) in items.iter().enumerate() {
-        rt.tick()?;
-        if let Some(n) = counter_slot {
-            put(&mut s[n], Dynamic::from_int(i as INT));
-        }
-        crate::api::component::set_copy(&mut s[var_slot], item);
-        match body(s, rt) {
-            Ok(v) => discard(v),
-            Err(Stop::Continue) => {}
-            Err(Stop::Break(v)) => {
-                result = v;
-                break;
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    put(&mut s[var_slot], Dynamic::UNIT);
-    Ok(result)
 }
 
 /// [`run_loop`] over components listed as indices: the loop's variable holds a handle of
@@ -172,25 +154,8 @@ fn run_components(
     var_slot: usize,
     body: &Code,
 ) -> R<Dynamic> {
-    let mut result = Dynamic::UNIT;
-    for (i, &c) in ids.iter().enumerate() {
-        rt.tick()?;
-        if let Some(n) = counter_slot {
-            put(&mut s[n], Dynamic::from_int(i as INT));
-        }
-        crate::api::component::set_handle(&mut s[var_slot], components, c);
-        match body(s, rt) {
-            Ok(v) => discard(v),
-            Err(Stop::Continue) => {}
-            Err(Stop::Break(v)) => {
-                result = v;
-                break;
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    put(&mut s[var_slot], Dynamic::UNIT);
-    Ok(result)
+    let point = |slot: &mut Dynamic, c: &u32| crate::api::component::set_handle(slot, components, *c);
+    run_each(s, rt, ids.iter(), (counter_slot, var_slot), body, point)
 }
 
 /// What a chain starts from.

@@ -361,70 +361,64 @@ impl Lower<'_> {
     /// lists components as indices, `x` a local variable and the name a string written in the
     /// script or a local variable; `None` otherwise.
     pub(super) fn listing_call(&mut self, e: &Expr) -> U<Option<ListingCall>> {
-        let Expr::Dot(x, flags, ..) = e else {
+        let Some((slot, f, natives)) = self.engine_method_on_variable(e) else {
             return Ok(None);
         };
-        let (Expr::Variable(v, ..), Expr::MethodCall(f, ..)) = (&x.lhs, &x.rhs) else {
+        let (Some(lister), 1..=2) = (self.natives.part_lister(&f.name), f.args.len()) else {
             return Ok(None);
         };
-        if flags.intersects(ASTFlags::NEGATED | ASTFlags::BREAK)
-            || f.capture_parent_scope
-            || !(1..=2).contains(&f.args.len())
-            || self.script_fn(&f.name, f.args.len()).is_some()
-        {
+        let Some(part) = self.part_name(&f.args[0]) else {
             return Ok(None);
-        }
-        let (Some(lister), Some(natives), Some(slot)) = (
-            self.natives.part_lister(&f.name),
-            self.natives.list(&f.name, f.args.len() + 1).map(<[Native]>::to_vec),
-            self.lookup(&v.1),
-        ) else {
-            return Ok(None);
-        };
-        let part = match &f.args[0] {
-            Expr::StringConstant(t, ..) => PartName::Text(super::unshared_str(t)),
-            Expr::Variable(n, ..) => match self.lookup(&n.1) {
-                Some(i) => PartName::Slot(i),
-                None => return Ok(None),
-            },
-            _ => return Ok(None),
         };
         let owner = f.args.get(1).map(|a| self.expr(a)).transpose()?;
         let general = GeneralWay { name: f.name.clone(), natives };
         Ok(Some(ListingCall { slot, part, owner, lister, general }))
     }
 
-    /// `x.f(...)` as a part call (see [`part_call`]), when `f` is an engine function that works
-    /// on named parts, `x` a local variable and each name a string written in the script or a
-    /// local variable; `None` otherwise.
-    pub(super) fn part_call(&mut self, e: &Expr) -> U<Option<Code>> {
+    /// `x.f(...)` with `x` a local variable and `f` one of the engine's functions (no script
+    /// function of that name and number of arguments): the variable's slot, the call and the
+    /// engine's functions of that name and number of arguments.
+    fn engine_method_on_variable<'e>(&self, e: &'e Expr) -> Option<(usize, &'e rhai::FnCallExpr, Vec<Native>)> {
         let Expr::Dot(x, flags, ..) = e else {
-            return Ok(None);
+            return None;
         };
         let (Expr::Variable(v, ..), Expr::MethodCall(f, ..)) = (&x.lhs, &x.rhs) else {
-            return Ok(None);
+            return None;
         };
         if flags.intersects(ASTFlags::NEGATED | ASTFlags::BREAK)
             || f.capture_parent_scope
             || self.script_fn(&f.name, f.args.len()).is_some()
         {
-            return Ok(None);
+            return None;
         }
-        let (Some(function), Some(natives), Some(slot)) = (
-            self.natives.part_function(&f.name),
-            self.natives.list(&f.name, f.args.len() + 1).map(<[Native]>::to_vec),
-            self.lookup(&v.1),
-        ) else {
+        let natives = self.natives.list(&f.name, f.args.len() + 1)?.to_vec();
+        Some((self.lookup(&v.1)?, f, natives))
+    }
+
+    /// The name of a part, as a call's argument: a string written in the script or a local
+    /// variable.
+    fn part_name(&self, arg: &Expr) -> Option<PartName> {
+        match arg {
+            Expr::StringConstant(t, ..) => Some(PartName::Text(super::unshared_str(t))),
+            Expr::Variable(n, ..) => self.lookup(&n.1).map(PartName::Slot),
+            _ => None,
+        }
+    }
+
+    /// `x.f(...)` as a part call (see [`part_call`]), when `f` is an engine function that works
+    /// on named parts, `x` a local variable and each name a string written in the script or a
+    /// local variable; `None` otherwise.
+    pub(super) fn part_call(&mut self, e: &Expr) -> U<Option<Code>> {
+        let Some((slot, f, natives)) = self.engine_method_on_variable(e) else {
+            return Ok(None);
+        };
+        let Some(function) = self.natives.part_function(&f.name) else {
             return Ok(None);
         };
         let Some(at) = positions(function, &f.args) else {
             return Ok(None);
         };
-        let name = |lower: &Self, i: usize| match &f.args[i] {
-            Expr::StringConstant(t, ..) => Some(PartName::Text(super::unshared_str(t))),
-            Expr::Variable(n, ..) => lower.lookup(&n.1).map(PartName::Slot),
-            _ => None,
-        };
+        let name = |lower: &Self, i: usize| lower.part_name(&f.args[i]);
         let (Some(part), to) = (name(self, at.name), at.to.map(|(i, _)| name(self, i))) else {
             return Ok(None);
         };
