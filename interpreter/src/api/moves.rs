@@ -95,19 +95,8 @@ fn move_top(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Opt
 }
 
 /// `game.move_all(from[, from_owner], to[, to_owner])`: how many moved.
-fn move_all_in(
-    r: &Rules,
-    w: &mut Work,
-    from: &str,
-    fo: Option<i64>,
-    to: &str,
-    to_o: Option<i64>,
-) -> Result<i64, String> {
-    move_from_top(r, w, (from, fo), (to, to_o), true).map(|(moved, _)| moved)
-}
-
 fn move_all(h: &mut GameHandle, from: &str, fo: Option<i64>, to: &str, to_o: Option<i64>) -> Res<i64> {
-    h.with(|r, w| move_all_in(r, w, from, fo, to, to_o))
+    h.with(|r, w| move_from_top(r, w, (from, fo), (to, to_o), true).map(|(moved, _)| moved))
 }
 
 fn shuffle(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<()> {
@@ -158,9 +147,9 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         .natives
         .record_part_placer("move", |r, w, c, z, o| move_card_in(r, w, c, z, o, false).map(|()| Dynamic::UNIT));
     engine.natives.record_part_transfer("move_top", move_top_in);
-    engine
-        .natives
-        .record_part_transfer("move_all", |r, w, f, fo, t, to| move_all_in(r, w, f, fo, t, to).map(Dynamic::from_int));
+    engine.natives.record_part_transfer("move_all", |r, w, f, fo, t, to| {
+        move_from_top(r, w, (f, fo), (t, to), true).map(|(moved, _)| Dynamic::from_int(moved))
+    });
     reg!(
         engine,
         "move",
