@@ -220,19 +220,6 @@ impl Game {
     }
 
     /// The options of a seat, for a `subset` decision with `building` already in its set.
-    /// Whether working out a decision's options may run a script: its options script, the
-    /// filter of its zone or the check of its subsets. Options that run none only read the
-    /// state.
-    pub(crate) fn options_may_run_scripts(&self, decision: usize) -> bool {
-        let d = &self.rules.decisions[decision];
-        match &d.source {
-            OptionSource::Zone { filter, .. } => {
-                filter.is_some() || d.subset.as_ref().is_some_and(|s| s.valid.is_some())
-            }
-            OptionSource::Script(_) => true,
-        }
-    }
-
     pub(crate) fn options_building(
         &self,
         work: &mut Work,

@@ -5,12 +5,18 @@
 use crate::error::PlayError;
 use crate::grid::{Entry, Piece, Pieces, Placed};
 use crate::knowledge::Knowledge;
-use crate::log::{Event, EventKind};
+use crate::log::Event;
 use crate::script::Work;
 use crate::state::{Outcome, State};
 use crate::view::{DerivedValues, View};
 use crate::Game;
 use serde::Serialize;
+
+mod answer;
+mod rollback;
+
+use answer::Answer;
+use rollback::Rollback;
 
 /// A legal option of a pending decision, as shown to the player who must choose.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -45,20 +51,23 @@ pub struct Session<'g> {
     /// The derived vars of the current state, computed as read; every `&mut self` method
     /// that can change the state starts afresh ([`Session::changed`]).
     derived: DerivedValues,
-    /// A state no longer in use whose buffers the next transaction copies into.
-    spare: Spare,
+    /// An empty state that holds the session's place while its state is being changed.
+    stand_in: StandIn,
+    /// How a failed answer is taken back (see [`rollback`]).
+    rollback: Rollback,
     /// What each seat knows of where components are, when the session follows it (search
     /// bots sample hidden information from it; see [`Session::new_tracked`]).
     knowledge: Option<Box<Knowledge>>,
 }
 
-/// A state kept only for its buffers. Copies of a session do not copy it.
+/// A state kept only to hold a place (see [`Session::stand_in`]). Copies of a session do not
+/// copy it.
 #[derive(Default)]
-struct Spare(Option<Box<State>>);
+struct StandIn(Option<Box<State>>);
 
-impl Clone for Spare {
+impl Clone for StandIn {
     fn clone(&self) -> Self {
-        Spare(None)
+        StandIn(None)
     }
 }
 
@@ -150,7 +159,8 @@ impl<'g> Session<'g> {
             logging,
             seed,
             derived: DerivedValues::default(),
-            spare: Spare::default(),
+            stand_in: StandIn::default(),
+            rollback: Rollback::default(),
             knowledge,
         })
     }
@@ -166,7 +176,8 @@ impl<'g> Session<'g> {
             logging: false,
             seed,
             derived: DerivedValues::default(),
-            spare: Spare::default(),
+            stand_in: StandIn::default(),
+            rollback: Rollback::default(),
             knowledge: None,
         }
     }
@@ -345,10 +356,12 @@ impl<'g> Session<'g> {
         self.log.extend_from_slice(&original.log[self.log.len()..]);
     }
 
-    /// Forgets what was computed from the state (derived vars): called first by every
-    /// `&mut self` method, since each may change the state.
+    /// Forgets what was computed from the state (derived vars) and the rollback's checkpoint:
+    /// called first by every `&mut self` method, since each may change the state. Applying
+    /// an answer keeps the checkpoint (the rollback records the answer).
     fn changed(&mut self) {
         self.derived.next_state();
+        self.rollback.forget();
     }
 
     /// What a spectator sees (public information only).
@@ -361,7 +374,6 @@ impl<'g> Session<'g> {
     /// separated by spaces, commas or `+` (each is added, then the set is finished).
     /// On any error the game is unchanged.
     pub fn apply(&mut self, player: usize, option: &str) -> Result<(), PlayError> {
-        self.changed();
         match self.find_option(player, option) {
             Ok(idx) => self.apply_index(player, idx),
             Err(e) if self.building_set(player) => self.apply_set(player, option).map_err(|why| match why {
@@ -400,6 +412,7 @@ impl<'g> Session<'g> {
         let saved = (self.state.clone(), self.history.len(), self.log.len());
         let result = self.add_all(player, &ids);
         if result.is_err() {
+            self.changed();
             self.state = saved.0;
             self.history.truncate(saved.1);
             self.log.truncate(saved.2);
@@ -482,150 +495,47 @@ impl<'g> Session<'g> {
 
     /// Applies a seat's choice by index into [`Session::options`].
     pub fn apply_index(&mut self, player: usize, index: usize) -> Result<(), PlayError> {
-        self.changed();
+        self.derived.next_state();
         let game = self.game;
         let r = &game.rules;
         if self.history.len() as u64 >= r.max_decisions {
             return Err(PlayError::DecisionLimit(r.max_decisions));
         }
-        let Some(slot) = self.state.pending.as_ref().and_then(|p| p.players.iter().position(|x| *x == player)) else {
+        let Some(pending) = self.state.pending.as_ref() else {
             return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
         };
-        let pending = self.state.pending.as_ref().expect("checked");
+        let Some(slot) = pending.players.iter().position(|x| *x == player) else {
+            return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
+        };
         if pending.chosen[slot].is_some() || index >= pending.options[slot].len() {
             return Err(PlayError::Illegal(format!("option {index} is not legal for {}", r.seat_name(player))));
         }
-        if let crate::state::Choice::Add(card) = pending.options[slot][index] {
-            return self.add_to_set(player, slot, card);
-        }
-        let id = game.choice_id(&self.state, &pending.options[slot][index]).to_string();
-        let label =
-            self.logging.then(|| game.choice_label(&self.state, pending.decision, &pending.options[slot][index]));
-        let remaining = pending.chosen.iter().filter(|c| c.is_none()).count();
-        if pending.commit && remaining > 1 {
-            // Recording one hidden commit cannot fail and runs no script: no copy needed.
-            if self.logging {
-                let who = r.seat_name(player);
-                let label = game.choice_label(&self.state, pending.decision, &pending.options[slot][index]);
-                let name = &r.decisions[pending.decision].name;
-                self.log.push(Event::private(
-                    EventKind::Commit,
-                    vec![player],
-                    format!("{who} committed {label} ({name})"),
-                    Some(format!("{who} committed ({name})")),
-                ));
+        let answer = Answer { player, index, logging: self.logging, tracking: self.knowledge.is_some() };
+        // The answer changes the state in place; the rollback can make the state before it.
+        self.rollback.prepare(&self.state);
+        let stand_in = self.stand_in.0.take().unwrap_or_else(|| Box::new(State::empty()));
+        let live = std::mem::replace(&mut self.state, stand_in);
+        let rollback = &self.rollback;
+        let (after, result) =
+            answer::apply(game, live, answer, &mut || rollback.state_before(game, Box::new(State::empty())));
+        let answered = match result {
+            Ok(answered) => answered,
+            Err(e) => {
+                let before = self.rollback.state_before(game, after);
+                match before {
+                    Ok(before) => self.stand_in.0 = Some(std::mem::replace(&mut self.state, before)),
+                    Err(lost) => return Err(lost),
+                }
+                return Err(e);
             }
-            self.state.pending.as_mut().expect("checked").chosen[slot] = Some(index);
-            self.state.seat_answered(player);
-            self.history.push(Move { player, option: id, label: label.clone() });
-            return Ok(());
-        }
-        let mut events = Vec::new();
-        if pending.commit && self.logging {
-            let who = r.seat_name(player);
-            let label = game.choice_label(&self.state, pending.decision, &pending.options[slot][index]);
-            let name = &r.decisions[pending.decision].name;
-            events.push(Event::private(
-                EventKind::Commit,
-                vec![player],
-                format!("{who} committed {label} ({name})"),
-                Some(format!("{who} committed ({name})")),
-            ));
-        }
-        // The transaction: work on a copy (without the pending decision, which is moved, not
-        // copied) and keep it only if everything succeeds.
-        let mut pending = self.state.pending.take().expect("checked");
-        pending.chosen[slot] = Some(index);
-        let (logging, tracking) = (self.logging, self.knowledge.is_some());
-        let (mut work, result) = crate::script::transaction(|| {
-            let mut work = Work::new(self.working_copy(), logging);
-            if tracking {
-                work.state.trace = Some(Vec::new());
-            }
-            work.events = events.clone();
-            work.state.steps = 0;
-            work.state.seat_answered(player);
-            let result = game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work));
-            (work, result)
-        });
-        if let Err(e) = result {
-            pending.chosen[slot] = None;
-            self.state.pending = Some(pending);
-            work.state.trace = None;
-            self.spare.0 = Some(work.state);
-            return Err(e);
-        }
-        if let (Some(k), Some(moves)) = (self.knowledge.as_mut(), work.state.trace.take()) {
-            k.absorb(r, &work.state, &moves);
-        }
-        self.commit_state(work.state);
-        self.log.extend(work.events);
-        self.history.push(Move { player, option: id, label: label.clone() });
-        Ok(())
-    }
-}
-
-impl Session<'_> {
-    /// A copy of the state for a transaction to work on, made in the buffers of an earlier
-    /// state when there is one (copying into them allocates almost nothing).
-    fn working_copy(&mut self) -> Box<State> {
-        match self.spare.0.take() {
-            Some(mut st) => {
-                st.clone_from(&self.state);
-                st
-            }
-            None => self.state.clone(),
-        }
-    }
-
-    /// Makes `state` (a finished transaction's copy) the session's state; the old one is kept
-    /// for its buffers.
-    fn commit_state(&mut self, state: Box<State>) {
-        self.spare.0 = Some(std::mem::replace(&mut self.state, state));
-    }
-
-    /// One step of a `subset` decision: the component joins the seat's set and its options
-    /// are worked out anew. Nothing is logged (the finished set is); on error nothing changes.
-    fn add_to_set(&mut self, player: usize, slot: usize, card: u32) -> Result<(), PlayError> {
-        let game = self.game;
-        let pending = self.state.pending.as_ref().expect("checked");
-        let (decision, ctx) = (pending.decision, pending.ctx.clone());
-        let mut building = pending.building.get(slot).cloned().unwrap_or_default();
-        building.push(card);
-        let logging = self.logging;
-        let options = if game.options_may_run_scripts(decision) {
-            let (work, options) = crate::script::transaction(|| -> Result<_, PlayError> {
-                let mut work = Work::new(self.working_copy(), logging);
-                work.state.steps = 0;
-                let options = game.options_building(&mut work, decision, player, &ctx, &building)?;
-                Ok((work, options))
-            })?;
-            self.commit_state(work.state);
-            options
-        } else {
-            // The options only read the state: they are worked out on it, without a copy.
-            let mut work = Work::placeholder();
-            work.logging = logging;
-            std::mem::swap(&mut work.state, &mut self.state);
-            let steps = std::mem::replace(&mut work.state.steps, 0);
-            let options = game.options_building(&mut work, decision, player, &ctx, &building);
-            if options.is_err() {
-                work.state.steps = steps;
-            }
-            std::mem::swap(&mut work.state, &mut self.state);
-            work.give_back_placeholder();
-            options?
         };
-        let state = &mut self.state;
-        state.seat_answered(player);
-        let p = state.pending.as_mut().expect("still pending");
-        p.options[slot] = options;
-        if let Some(b) = p.building.get_mut(slot) {
-            *b = building;
+        self.stand_in.0 = Some(std::mem::replace(&mut self.state, after));
+        self.rollback.record(answer);
+        if let (Some(k), Some(moves)) = (self.knowledge.as_mut(), answered.moves) {
+            k.absorb(r, &self.state, &moves);
         }
-        let id = state.components.list[card as usize].id.clone();
-        let label = self.logging.then(|| state.components.list[card as usize].label().to_string());
-        self.history.push(Move { player, option: id, label });
+        self.log.extend(answered.events);
+        self.history.push(Move { player, option: answered.id, label: answered.label });
         Ok(())
     }
 

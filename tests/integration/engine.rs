@@ -93,6 +93,53 @@ fn a_failing_script_leaves_the_game_untouched() {
     s.apply(0, "low").unwrap();
 }
 
+/// A failing answer leaves the game exactly as it was however deep into the game it comes (an
+/// answer changes the state in place; a failure replays the answers since the last checkpoint),
+/// in a turn and in a hidden commit, with and without the log and the knowledge followed; the
+/// game then goes on as a game that never tried the failing option.
+#[test]
+fn a_failing_answer_deep_in_a_game_changes_nothing() {
+    use rulebook::Session;
+    let game = load("tests/fixtures/cursed-option", &[], &[]);
+    let json = |s: &Session| serde_json::to_string(s.state()).unwrap();
+    for (players, seed, logging, tracked) in [(2, 1, true, false), (3, 7, false, true), (2, 3, true, true)] {
+        let start = || {
+            if tracked {
+                Session::new_tracked(&game, players, seed, logging).unwrap()
+            } else {
+                Session::new(&game, players, seed, logging).unwrap()
+            }
+        };
+        let (mut s, mut clean) = (start(), start());
+        let (mut tried, mut step) = (0, 0);
+        while !s.is_over() {
+            step += 1;
+            let p = s.to_act()[0];
+            let last_committer = !s.is_commit() || s.to_act().len() == 1;
+            if step % 3 != 0 && last_committer {
+                let (before, log) = (json(&s), s.log().len());
+                let cursed = if s.is_commit() { "cursed" } else { "curse" };
+                let err = s.apply(p, cursed).unwrap_err();
+                assert!(matches!(err, PlayError::Script(_)), "step {step}: {err}");
+                assert_eq!(json(&s), before, "step {step}: the failed answer changed the state");
+                assert_eq!(s.log().len(), log, "step {step}: the failed answer was logged");
+                tried += 1;
+            }
+            let options = ["draw", "discard", "low", "high"];
+            let pick = options.iter().filter(|o| s.check(p, o).is_ok()).nth(step % 2).expect("a choice");
+            s.apply(p, pick).unwrap();
+            clean.apply(p, pick).unwrap();
+            assert_eq!(json(&s), json(&clean), "step {step}: the game went elsewhere than the clean one");
+        }
+        assert!(tried > 60, "only {tried} failures tried");
+        assert_eq!(s.log_for(None), clean.log_for(None));
+        assert_eq!(s.knowledge(), clean.knowledge());
+        for seat in 0..players {
+            assert_eq!(s.view(seat), clean.view(seat));
+        }
+    }
+}
+
 #[test]
 fn an_endless_script_stops_with_a_located_error() {
     let game = load("tests/fixtures/endless-loop", &[], &[]);
