@@ -82,6 +82,26 @@ pub struct Snapshot {
     knowledge: Option<Box<Knowledge>>,
 }
 
+/// A game started: the initial state, setup run and the flow advanced to the first decision
+/// (the state still holds its trace when tracking), and the knowledge followed from there.
+fn started(game: &Game, start: &rollback::Start) -> Result<(Work, Option<Box<Knowledge>>), PlayError> {
+    let r = &game.rules;
+    crate::script::transaction(|| -> Result<_, PlayError> {
+        let mut work = Work::new(game.initial_state(start.players, start.seed)?, start.logging);
+        work.state.forced_draws = start.draws.iter().rev().copied().collect();
+        let knowledge = start.track.then(|| Box::new(Knowledge::new(r, &work.state)));
+        if start.track {
+            work.state.trace = Some(Vec::new());
+        }
+        work.state.stack.push(crate::state::Frame::Phase { phase: r.start, step: 0, pos: 0, pass: 0, begun: false });
+        if let Some(setup) = &r.setup {
+            let _ = game.call(&mut work, setup, vec![], &crate::value::Value::Unit)?;
+        }
+        game.advance(&mut work)?;
+        Ok((work, knowledge))
+    })
+}
+
 impl<'g> Session<'g> {
     /// Starts a game: creates the state, runs setup and the flow up to the first decision.
     pub fn new(game: &'g Game, players: usize, seed: u64, logging: bool) -> Result<Session<'g>, PlayError> {
@@ -126,26 +146,8 @@ impl<'g> Session<'g> {
                 r.title, c.check
             )));
         }
-        let (work, mut knowledge) = crate::script::transaction(|| -> Result<_, PlayError> {
-            let mut work = Work::new(game.initial_state(players, seed)?, logging);
-            work.state.forced_draws = draws.iter().rev().copied().collect();
-            let knowledge = track.then(|| Box::new(Knowledge::new(r, &work.state)));
-            if track {
-                work.state.trace = Some(Vec::new());
-            }
-            work.state.stack.push(crate::state::Frame::Phase {
-                phase: r.start,
-                step: 0,
-                pos: 0,
-                pass: 0,
-                begun: false,
-            });
-            if let Some(setup) = &r.setup {
-                let _ = game.call(&mut work, setup, vec![], &crate::value::Value::Unit)?;
-            }
-            game.advance(&mut work)?;
-            Ok((work, knowledge))
-        })?;
+        let start = rollback::Start { players, seed, logging, track, draws: draws.to_vec() };
+        let (work, mut knowledge) = started(game, &start)?;
         let mut state = work.state;
         if let (Some(k), Some(moves)) = (knowledge.as_mut(), state.trace.take()) {
             k.absorb(r, &state, &moves);
@@ -160,7 +162,7 @@ impl<'g> Session<'g> {
             seed,
             derived: DerivedValues::default(),
             stand_in: StandIn::default(),
-            rollback: Rollback::default(),
+            rollback: Rollback::from_start(start),
             knowledge,
         })
     }
@@ -534,7 +536,9 @@ impl<'g> Session<'g> {
         if let (Some(k), Some(moves)) = (self.knowledge.as_mut(), answered.moves) {
             k.absorb(r, &self.state, &moves);
         }
-        self.log.extend(answered.events);
+        if !answered.events.is_empty() {
+            self.log.extend(answered.events);
+        }
         self.history.push(Move { player, option: answered.id, label: answered.label });
         Ok(())
     }

@@ -1,27 +1,54 @@
 //! How a session takes back an answer that failed without copying the state before every
-//! answer: a copy taken now and then (the checkpoint) and the answers applied since, replayed
-//! on it. An answer is applied to the session's state in place; when it fails (a script
-//! error, a limit), the state before it is the checkpoint with the answers since applied
-//! again. Game files + state + answers reproduce a state exactly (the engine is
-//! deterministic), so the replay gives the same state the answers gave the first time.
+//! answer: a point to start from (the game's start, or a copy taken now and then: the
+//! checkpoint) and the answers applied since, replayed on it. An answer is applied to the
+//! session's state in place; when it fails (a script error, a limit), the state before it is
+//! the starting point with the answers since applied again. Game files + state + answers
+//! reproduce a state exactly (the engine is deterministic), so the replay gives the same state
+//! the answers gave the first time.
 
 use super::answer::{self, Answer};
 use crate::error::PlayError;
 use crate::state::State;
 use crate::Game;
 
+/// How a session's game was started: starting it so again gives the same state.
+pub(super) struct Start {
+    /// Seats.
+    pub players: usize,
+    /// The seed.
+    pub seed: u64,
+    /// Whether the session records its log.
+    pub logging: bool,
+    /// Whether the session follows what each seat knows.
+    pub track: bool,
+    /// Results the first draws take (a scenario's `draws`), the first one first.
+    pub draws: Vec<i64>,
+}
+
+/// Where the recorded answers start from.
+#[derive(Default)]
+enum Base {
+    /// Nowhere: the state changed other than by an answer; the next answer takes a checkpoint.
+    #[default]
+    Lost,
+    /// The game's start (made again by starting the game anew: no copy needed).
+    Start(Start),
+    /// The checkpoint.
+    Checkpoint,
+}
+
 /// Answers kept before a new checkpoint is taken: a failure replays at most this many.
 const MAX_ANSWERS: usize = 32;
 
-/// A checkpoint and the answers applied since. Copies of a session do not copy it: a copy
-/// takes its own checkpoint at its first answer.
+/// A starting point and the answers applied since. Copies of a session do not copy it: a
+/// copy takes its own checkpoint at its first answer.
 #[derive(Default)]
 pub(super) struct Rollback {
-    /// The state when the answers began (its buffers are kept while it is out of date).
+    /// Where the answers start from.
+    base: Base,
+    /// The state taken as a checkpoint (its buffers are kept while it is out of date).
     checkpoint: Option<Box<State>>,
-    /// Whether the checkpoint and the answers give the session's state.
-    current: bool,
-    /// The answers applied since the checkpoint, in order.
+    /// The answers applied since the starting point, in order.
     answers: Vec<Answer>,
 }
 
@@ -32,16 +59,21 @@ impl Clone for Rollback {
 }
 
 impl Rollback {
+    /// Answers start from the game's start.
+    pub(super) fn from_start(start: Start) -> Rollback {
+        Rollback { base: Base::Start(start), checkpoint: None, answers: Vec::new() }
+    }
+
     /// The session's state changed other than by an answer: the next answer takes a new
     /// checkpoint.
     pub(super) fn forget(&mut self) {
-        self.current = false;
+        self.base = Base::Lost;
     }
 
     /// Called before an answer is applied to `state`: takes a new checkpoint of it when the
     /// old one is out of date or enough answers have been kept since.
     pub(super) fn prepare(&mut self, state: &State) {
-        if self.current && self.answers.len() < MAX_ANSWERS {
+        if !matches!(self.base, Base::Lost) && self.answers.len() < MAX_ANSWERS {
             return;
         }
         match &mut self.checkpoint {
@@ -49,11 +81,14 @@ impl Rollback {
             None => self.checkpoint = Some(Box::new(state.clone())),
         }
         self.answers.clear();
-        self.current = true;
+        self.base = Base::Checkpoint;
     }
 
     /// An answer was applied (successfully) after [`Rollback::prepare`].
     pub(super) fn record(&mut self, answer: Answer) {
+        if self.answers.capacity() == 0 {
+            self.answers.reserve_exact(MAX_ANSWERS);
+        }
         self.answers.push(answer);
     }
 
@@ -63,15 +98,21 @@ impl Rollback {
         self.replayed(game, self.answers.len(), Some(into))
     }
 
-    /// The checkpoint with the first `count` answers applied again.
+    /// The starting point with the first `count` answers applied again.
     fn replayed(&self, game: &Game, count: usize, into: Option<Box<State>>) -> Result<Box<State>, PlayError> {
-        let checkpoint = self.checkpoint.as_deref().filter(|_| self.current).ok_or_else(|| lost("no checkpoint"))?;
-        let mut state = match into {
-            Some(mut s) => {
-                (*s).clone_from(checkpoint);
-                s
+        let mut state = match (&self.base, self.checkpoint.as_deref(), into) {
+            (Base::Start(start), ..) => {
+                let (mut work, _) =
+                    super::started(game, start).map_err(|e| lost(&format!("the game did not start again: {e}")))?;
+                work.state.trace = None;
+                work.state
             }
-            None => Box::new(checkpoint.clone()),
+            (Base::Checkpoint, Some(checkpoint), Some(mut into)) => {
+                (*into).clone_from(checkpoint);
+                into
+            }
+            (Base::Checkpoint, Some(checkpoint), None) => Box::new(checkpoint.clone()),
+            _ => return Err(lost("no point to start from")),
         };
         for (i, a) in self.answers[..count].iter().enumerate() {
             let (after, result) = answer::apply(game, state, *a, &mut || self.replayed(game, i, None));
