@@ -16,6 +16,8 @@ use crate::Game;
 use rhai::Dynamic;
 use smallvec::SmallVec;
 
+pub(crate) mod recycle;
+
 impl Game {
     /// Calls a script and stacks the steps it pushed (first pushed runs first).
     pub(crate) fn call(
@@ -216,7 +218,7 @@ impl Game {
         player: usize,
         ctx: &Value,
     ) -> Result<Vec<Choice>, PlayError> {
-        self.options_building(work, decision, player, ctx, &[])
+        self.options_into(work, decision, player, ctx, &[], Vec::new())
     }
 
     /// The options of a seat, for a `subset` decision with `building` already in its set.
@@ -228,12 +230,24 @@ impl Game {
         ctx: &Value,
         building: &[u32],
     ) -> Result<Vec<Choice>, PlayError> {
+        self.options_into(work, decision, player, ctx, building, Vec::new())
+    }
+
+    /// [`Game::options_building`] into `out`, an empty list whose room is used.
+    fn options_into(
+        &self,
+        work: &mut Work,
+        decision: usize,
+        player: usize,
+        ctx: &Value,
+        building: &[u32],
+        mut out: Vec<Choice>,
+    ) -> Result<Vec<Choice>, PlayError> {
         let d = &self.rules.decisions[decision];
         match &d.source {
             OptionSource::Zone { zone, filter } => {
                 let owner = if self.rules.zones[*zone].per_player { player } else { 0 };
-                let mut out: Vec<Choice> =
-                    work.state.zones[*zone][owner].cards.iter().map(|c| Choice::Component(*c)).collect();
+                out.extend(work.state.zones[*zone][owner].cards.iter().map(|c| Choice::Component(*c)));
                 if !self.rules.zones[*zone].ordered {
                     out.sort_unstable_by_key(Choice::component);
                 }
@@ -279,7 +293,7 @@ impl Game {
                 let arr = v.into_array().map_err(|t| {
                     self.returned(&f.name, format!("an options script must return an array, returned {t}"))
                 })?;
-                let mut out = Vec::with_capacity(arr.len());
+                out.reserve(arr.len());
                 for item in arr {
                     // A component offered as it is: its id and label are the option's.
                     if let Some(idx) = crate::api::component_index(&item) {
@@ -448,11 +462,15 @@ impl Game {
         ctx: Value,
     ) -> Result<(), PlayError> {
         let d = &self.rules.decisions[decision];
-        let mut options = Vec::with_capacity(players.len());
-        let mut chosen = Vec::with_capacity(players.len());
-        let mut asked = Vec::with_capacity(players.len());
+        let mut buffers = recycle::take();
+        let (mut options, mut chosen, mut asked) = (
+            std::mem::take(&mut buffers.options),
+            std::mem::take(&mut buffers.chosen),
+            std::mem::take(&mut buffers.players),
+        );
         for &p in &players {
-            let opts = self.options_for(work, decision, p, &ctx)?;
+            let list = buffers.lists.pop().unwrap_or_default();
+            let opts = self.options_into(work, decision, p, &ctx, &[], list)?;
             if opts.is_empty() && d.skip_if_no_options {
                 continue;
             }
@@ -468,6 +486,7 @@ impl Game {
             chosen.push(auto);
             asked.push(p);
         }
+        recycle::keep(buffers);
         let players = asked;
         if players.is_empty() {
             return Ok(());
@@ -476,6 +495,7 @@ impl Game {
         let pending = Pending { decision, commit, players, options, chosen, ctx, building };
         if pending.chosen.iter().all(Option::is_some) {
             self.resolve(work, &pending)?;
+            recycle::recycle(pending);
         } else {
             work.state.pending = Some(pending);
         }

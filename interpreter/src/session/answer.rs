@@ -100,6 +100,7 @@ pub(super) fn apply(
         let result = game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work));
         (work, result)
     });
+    crate::flow::recycle::recycle(pending);
     let moves = work.state.trace.take();
     let result = result.map(|()| Answered { id, label, events: std::mem::take(&mut work.events), moves });
     (work.state, result)
