@@ -96,7 +96,8 @@ fn a_failing_script_leaves_the_game_untouched() {
 /// A failing answer leaves the game exactly as it was however deep into the game it comes (an
 /// answer changes the state in place; a failure replays the answers since the last checkpoint),
 /// in a turn and in a hidden commit, with and without the log and the knowledge followed; the
-/// game then goes on as a game that never tried the failing option.
+/// game then goes on as a game that never tried the failing option, and as Rhai alone plays it
+/// (compiled scripts give up on every `draw`: Rhai runs it again from the state before).
 #[test]
 fn a_failing_answer_deep_in_a_game_changes_nothing() {
     use rulebook::Session;
@@ -111,6 +112,7 @@ fn a_failing_answer_deep_in_a_game_changes_nothing() {
             }
         };
         let (mut s, mut clean) = (start(), start());
+        let mut rhai = rulebook::script::rhai_only(start);
         let (mut tried, mut step) = (0, 0);
         while !s.is_over() {
             step += 1;
@@ -129,10 +131,13 @@ fn a_failing_answer_deep_in_a_game_changes_nothing() {
             let pick = options.iter().filter(|o| s.check(p, o).is_ok()).nth(step % 2).expect("a choice");
             s.apply(p, pick).unwrap();
             clean.apply(p, pick).unwrap();
+            rulebook::script::rhai_only(|| rhai.apply(p, pick)).unwrap();
             assert_eq!(json(&s), json(&clean), "step {step}: the game went elsewhere than the clean one");
+            assert_eq!(json(&s), json(&rhai), "step {step}: the game went elsewhere than Rhai's");
         }
         assert!(tried > 60, "only {tried} failures tried");
         assert_eq!(s.log_for(None), clean.log_for(None));
+        assert_eq!(s.log_for(None), rhai.log_for(None));
         assert_eq!(s.knowledge(), clean.knowledge());
         for seat in 0..players {
             assert_eq!(s.view(seat), clean.view(seat));
