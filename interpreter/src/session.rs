@@ -76,7 +76,8 @@ impl Clone for StandIn {
 /// into the session's own buffers and cuts the log and history back.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    state: State,
+    /// Shared with the sessions restored to it (their rollback starts from it).
+    state: std::sync::Arc<State>,
     log: usize,
     history: usize,
     knowledge: Option<Box<Knowledge>>,
@@ -318,7 +319,7 @@ impl<'g> Session<'g> {
     /// Saves this point of the game ([`Session::restore`] comes back to it).
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
-            state: (*self.state).clone(),
+            state: std::sync::Arc::new((*self.state).clone()),
             log: self.log.len(),
             history: self.history.len(),
             knowledge: self.knowledge.clone(),
@@ -339,6 +340,7 @@ impl<'g> Session<'g> {
         }
         self.changed();
         (*self.state).clone_from(&snapshot.state);
+        self.rollback.start_at(std::sync::Arc::clone(&snapshot.state));
         self.knowledge.clone_from(&snapshot.knowledge);
         self.log.truncate(snapshot.log);
         self.history.truncate(snapshot.history);

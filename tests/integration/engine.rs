@@ -145,6 +145,52 @@ fn a_failing_answer_deep_in_a_game_changes_nothing() {
     }
 }
 
+/// A copy of a session (it shares the original's checkpoint) and a session restored to a
+/// snapshot (its answers start from the snapshot's state) take a failing answer back too.
+#[test]
+fn copies_and_restored_sessions_take_a_failing_answer_back() {
+    use rulebook::Session;
+    let game = load("tests/fixtures/cursed-option", &[], &[]);
+    let json = |s: &Session| serde_json::to_string(s.state()).unwrap();
+    // Plays `steps` answers; every few, a copy tries the failing option first.
+    let play = |s: &mut Session, steps: usize| {
+        for step in 0..steps {
+            let p = s.to_act()[0];
+            if step % 4 == 1 && (!s.is_commit() || s.to_act().len() == 1) {
+                let mut copy = s.clone();
+                let cursed = if s.is_commit() { "cursed" } else { "curse" };
+                assert!(copy.apply(p, cursed).is_err());
+                assert_eq!(json(&copy), json(s), "step {step}: the copy's failed answer changed it");
+                let pick = if s.is_commit() { "high" } else { "draw" };
+                copy.apply(p, pick).unwrap();
+                let mut again = s.clone();
+                again.apply(p, pick).unwrap();
+                assert_eq!(json(&copy), json(&again), "step {step}: the copy went elsewhere after its failure");
+            }
+            let pick = if s.is_commit() { "low" } else { "draw" };
+            s.apply(p, pick).unwrap();
+        }
+    };
+    let mut s = Session::new(&game, 2, 5, true).unwrap();
+    play(&mut s, 40);
+    let saved = s.snapshot();
+    let at_snapshot = json(&s);
+    play(&mut s, 50);
+    s.restore(&saved).unwrap();
+    assert_eq!(json(&s), at_snapshot);
+    play(&mut s, 45);
+    if s.is_commit() && s.to_act().len() > 1 {
+        // Only the last commit resolves the decision (and fails).
+        let p = s.to_act()[0];
+        s.apply(p, "low").unwrap();
+    }
+    let p = s.to_act()[0];
+    let before = json(&s);
+    let err = s.apply(p, if s.is_commit() { "cursed" } else { "curse" }).unwrap_err();
+    assert!(matches!(err, PlayError::Script(_)), "{err}");
+    assert_eq!(json(&s), before, "a failed answer 45 answers after a restore changed the state");
+}
+
 #[test]
 fn an_endless_script_stops_with_a_located_error() {
     let game = load("tests/fixtures/endless-loop", &[], &[]);

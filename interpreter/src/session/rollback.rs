@@ -10,8 +10,10 @@ use super::answer::{self, Answer};
 use crate::error::PlayError;
 use crate::state::State;
 use crate::Game;
+use std::sync::Arc;
 
 /// How a session's game was started: starting it so again gives the same state.
+#[derive(Clone)]
 pub(super) struct Start {
     /// Seats.
     pub players: usize,
@@ -26,7 +28,7 @@ pub(super) struct Start {
 }
 
 /// Where the recorded answers start from.
-#[derive(Default)]
+#[derive(Clone, Default)]
 enum Base {
     /// Nowhere: the state changed other than by an answer; the next answer takes a checkpoint.
     #[default]
@@ -40,22 +42,18 @@ enum Base {
 /// Answers kept before a new checkpoint is taken: a failure replays at most this many.
 const MAX_ANSWERS: usize = 32;
 
-/// A starting point and the answers applied since. Copies of a session do not copy it: a
-/// copy takes its own checkpoint at its first answer.
-#[derive(Default)]
+/// A starting point and the answers applied since. A copy of a session shares the
+/// checkpoint (it reproduces the copy's state as well as the original's), and a session
+/// restored to a snapshot starts from the snapshot's state: neither copies a state for it.
+#[derive(Clone, Default)]
 pub(super) struct Rollback {
     /// Where the answers start from.
     base: Base,
-    /// The state taken as a checkpoint (its buffers are kept while it is out of date).
-    checkpoint: Option<Box<State>>,
+    /// The state taken as a checkpoint (its buffers are kept, when not shared, while it is
+    /// out of date).
+    checkpoint: Option<Arc<State>>,
     /// The answers applied since the starting point, in order.
     answers: Vec<Answer>,
-}
-
-impl Clone for Rollback {
-    fn clone(&self) -> Self {
-        Rollback::default()
-    }
 }
 
 impl Rollback {
@@ -70,15 +68,22 @@ impl Rollback {
         self.base = Base::Lost;
     }
 
+    /// The session's state is now `state` (a snapshot's, shared): answers start from it.
+    pub(super) fn start_at(&mut self, state: Arc<State>) {
+        self.base = Base::Checkpoint;
+        self.checkpoint = Some(state);
+        self.answers.clear();
+    }
+
     /// Called before an answer is applied to `state`: takes a new checkpoint of it when the
     /// old one is out of date or enough answers have been kept since.
     pub(super) fn prepare(&mut self, state: &State) {
         if !matches!(self.base, Base::Lost) && self.answers.len() < MAX_ANSWERS {
             return;
         }
-        match &mut self.checkpoint {
-            Some(c) => (**c).clone_from(state),
-            None => self.checkpoint = Some(Box::new(state.clone())),
+        match self.checkpoint.as_mut().and_then(Arc::get_mut) {
+            Some(c) => c.clone_from(state),
+            None => self.checkpoint = Some(Arc::new(state.clone())),
         }
         self.answers.clear();
         self.base = Base::Checkpoint;
