@@ -186,8 +186,9 @@ impl Drop for RestoreMode {
     }
 }
 
-/// Runs `body`, a transaction: work on a copy of the state that its caller keeps only if it
-/// succeeds, and that `body` makes anew each time it runs. Script calls inside may run
+/// Runs `body`, a transaction: work on a state that its caller keeps only if it succeeds
+/// (a copy, or the state itself with a way back: see `session::rollback`), and that `body`
+/// makes anew each time it runs. Script calls inside may run
 /// compiled; if one of them gave up (something compiled code does not do exactly as Rhai,
 /// an error included), `body` runs again with Rhai alone and that run is the result, so a
 /// transaction's outcome is always Rhai's. Nested transactions belong to the outer one.
