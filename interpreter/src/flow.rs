@@ -218,23 +218,12 @@ impl Game {
         player: usize,
         ctx: &Value,
     ) -> Result<Vec<Choice>, PlayError> {
-        self.options_into(work, decision, player, ctx, &[], Vec::new())
+        self.options_building(work, decision, player, ctx, &[], Vec::new())
     }
 
-    /// The options of a seat, for a `subset` decision with `building` already in its set.
+    /// The options of a seat, for a `subset` decision with `building` already in its set, put
+    /// into `out`, an empty list whose room is used.
     pub(crate) fn options_building(
-        &self,
-        work: &mut Work,
-        decision: usize,
-        player: usize,
-        ctx: &Value,
-        building: &[u32],
-    ) -> Result<Vec<Choice>, PlayError> {
-        self.options_into(work, decision, player, ctx, building, Vec::new())
-    }
-
-    /// [`Game::options_building`] into `out`, an empty list whose room is used.
-    fn options_into(
         &self,
         work: &mut Work,
         decision: usize,
@@ -470,7 +459,7 @@ impl Game {
         );
         for &p in &players {
             let list = buffers.lists.pop().unwrap_or_default();
-            let opts = self.options_into(work, decision, p, &ctx, &[], list)?;
+            let opts = self.options_building(work, decision, p, &ctx, &[], list)?;
             if opts.is_empty() && d.skip_if_no_options {
                 continue;
             }

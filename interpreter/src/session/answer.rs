@@ -128,7 +128,7 @@ fn add_to_set(
             Err(e) => return (Work::new(Box::new(State::empty()), logging), Err(e)),
         };
         work.state.steps = 0;
-        let options = game.options_building(&mut work, decision, player, &ctx, &building);
+        let options = game.options_building(&mut work, decision, player, &ctx, &building, Vec::new());
         (work, options)
     });
     let options = match options {
