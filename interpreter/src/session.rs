@@ -525,10 +525,14 @@ impl<'g> Session<'g> {
         let answered = match result {
             Ok(answered) => answered,
             Err(e) => {
-                let before = self.rollback.state_before(game, after);
-                match before {
+                match self.rollback.state_before(game, Box::new(State::empty())) {
                     Ok(before) => self.stand_in.0 = Some(std::mem::replace(&mut self.state, before)),
-                    Err(lost) => return Err(lost),
+                    // Never expected (the engine is deterministic): the half-changed state is
+                    // kept, a state of this game all the same, and the error says what happened.
+                    Err(lost) => {
+                        self.stand_in.0 = Some(std::mem::replace(&mut self.state, after));
+                        return Err(lost);
+                    }
                 }
                 return Err(e);
             }
