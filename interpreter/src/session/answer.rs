@@ -61,9 +61,8 @@ pub(super) fn apply(
     let id = game.choice_id(&state, choice).to_string();
     let label = logging.then(|| game.choice_label(&state, pending.decision, choice));
     let mut events = Vec::new();
-    if pending.commit && logging {
+    if let (true, Some(label)) = (pending.commit, &label) {
         let who = r.seat_name(player);
-        let label = game.choice_label(&state, pending.decision, choice);
         let name = &r.decisions[pending.decision].name;
         events.push(Event::private(
             EventKind::Commit,
