@@ -10,8 +10,9 @@ pub enum PlayError {
     Players(String),
     /// The decision is not legal now (wrong player, unknown option, nothing pending).
     Illegal(String),
-    /// A script failed.
-    Script(ScriptError),
+    /// A script failed (boxed: every result of the flow carries this type, and its other
+    /// variants are small).
+    Script(Box<ScriptError>),
     /// The rules put the game in an impossible position (e.g. a decision with no options).
     Rule(String),
     /// The game ran more steps than its limit allows without asking for a decision.

@@ -39,11 +39,11 @@ impl Game {
     /// A script returned something the engine cannot use: an error located at the script
     /// function's definition (its `fn` line), as a script's own failure is.
     pub(crate) fn returned(&self, function: &str, message: String) -> PlayError {
-        PlayError::Script(crate::script::ScriptError {
+        PlayError::Script(Box::new(crate::script::ScriptError {
             function: function.to_string(),
             message,
             location: self.scripts.function_location(function),
-        })
+        }))
     }
 
     fn truthy(&self, work: &mut Work, f: &FnRef) -> Result<bool, PlayError> {
@@ -69,7 +69,11 @@ impl Game {
                 Frame::Run { func, with_ctx, ctx } => {
                     let _ = self.call(work, &FnRef { name: func, with_ctx }, vec![], &ctx)?;
                 }
-                Frame::Ask { decision, player, ctx } => self.open(work, decision, vec![player], false, ctx)?,
+                Frame::Ask { decision, player, ctx } => {
+                    let mut players = recycle::players();
+                    players.push(player);
+                    self.open(work, decision, players, false, ctx)?
+                }
                 Frame::Commit { decision, players, ctx } => self.open(work, decision, players, true, ctx)?,
                 Frame::Phase { phase, step, pos, pass, begun } => {
                     self.phase_step(work, phase, step, pos, pass, begun)?
@@ -149,7 +153,11 @@ impl Game {
             }
             StepKind::Commit(d, sel) => {
                 let players = match sel {
-                    PlayersSel::All => (0..work.state.players).collect(),
+                    PlayersSel::All => {
+                        let mut all = recycle::players();
+                        all.extend(0..work.state.players);
+                        all
+                    }
                     PlayersSel::Script(f) => {
                         let v = self.call(work, f, vec![], &Value::Unit)?;
                         let arr = v.into_array().map_err(|t| {
@@ -191,12 +199,14 @@ impl Game {
         let r = &self.rules;
         let cur = work.state.current;
         let owner = |z: usize| if r.zones[z].per_player { cur } else { 0 };
-        let targets: Vec<usize> = if deal { work.state.turn_order.clone() } else { vec![owner(to)] };
         let from_owner = owner(from);
+        // Dealt round the table in turn order, else to the one owner of `to`.
+        let seats = if deal { work.state.turn_order.len() } else { 1 };
         for _ in 0..count {
-            for t in &targets {
+            for k in 0..seats {
+                let t = if deal { work.state.turn_order[k] } else { owner(to) };
                 if let Some(idx) = work.state.zones[from][from_owner].cards.last().copied() {
-                    work.state.put(r, idx, to, *t).map_err(PlayError::Rule)?;
+                    work.state.put(r, idx, to, t).map_err(PlayError::Rule)?;
                 }
             }
         }
@@ -446,20 +456,17 @@ impl Game {
         &self,
         work: &mut Work,
         decision: usize,
-        players: Vec<usize>,
+        mut players: Vec<usize>,
         commit: bool,
         ctx: Value,
     ) -> Result<(), PlayError> {
         let d = &self.rules.decisions[decision];
-        let mut buffers = recycle::take();
-        let (mut options, mut chosen, mut asked) = (
-            std::mem::take(&mut buffers.options),
-            std::mem::take(&mut buffers.chosen),
-            std::mem::take(&mut buffers.players),
-        );
-        for &p in &players {
-            let list = buffers.lists.pop().unwrap_or_default();
-            let opts = self.options_building(work, decision, p, &ctx, &[], list)?;
+        let (mut chosen, mut options) = recycle::answers_and_options();
+        // The seats with options stay in `players`, in order, as the seats asked.
+        let mut asked = 0;
+        for at in 0..players.len() {
+            let p = players[at];
+            let opts = self.options_building(work, decision, p, &ctx, &[], recycle::list())?;
             if opts.is_empty() && d.skip_if_no_options {
                 continue;
             }
@@ -473,11 +480,12 @@ impl Game {
             let auto = self.auto_choice(work, decision, p, &opts, &ctx)?;
             options.push(opts);
             chosen.push(auto);
-            asked.push(p);
+            players[asked] = p;
+            asked += 1;
         }
-        recycle::keep(buffers);
-        let players = asked;
+        players.truncate(asked);
         if players.is_empty() {
+            recycle::keep_players(players);
             return Ok(());
         }
         let building = if d.subset.is_some() { vec![Vec::new(); players.len()] } else { Vec::new() };

@@ -581,7 +581,7 @@ impl Scripts {
         f: &FnRef,
         args: Vec<Dynamic>,
         ctx: &Value,
-    ) -> (Work, Result<Dynamic, ScriptError>) {
+    ) -> (Work, Result<Dynamic, Box<ScriptError>>) {
         // The budget of bytes handed to the engine is per call, as documented: a transaction
         // of many calls (a long stretch of flow) does not add them up.
         let mut work = work;
@@ -645,7 +645,7 @@ impl Scripts {
         if Arc::strong_count(&slot) == 1 {
             SLOTS.with(|s| s.borrow_mut().push(slot));
         }
-        (work, result.map_err(|e| describe(&f.name, &e, &self.files, &self.limits)))
+        (work, result.map_err(|e| Box::new(describe(&f.name, &e, &self.files, &self.limits))))
     }
 }
 

@@ -1,54 +1,75 @@
 //! The vectors of an answered decision, kept per thread for the next decision the flow opens:
 //! a decision's seats, answers and option lists are built anew at every decision, and most
-//! games ask one decision after another.
+//! games ask one decision after another. They are kept where they lie (a `RefCell` per
+//! thread), so keeping and taking one moves no more than the vector itself.
 
 use crate::state::{Choice, Pending};
-use std::cell::Cell;
+use std::cell::RefCell;
 
 /// Option lists kept at most (one per seat of the largest decision that is usual).
 const MAX_LISTS: usize = 8;
 
 /// Emptied vectors of answered decisions.
 #[derive(Default)]
-pub(super) struct Buffers {
+struct Buffers {
     /// For the seats asked.
-    pub players: Vec<usize>,
+    players: Vec<usize>,
     /// For the answers.
-    pub chosen: Vec<Option<usize>>,
+    chosen: Vec<Option<usize>>,
     /// For the option lists (the outer list).
-    pub options: Vec<Vec<Choice>>,
+    options: Vec<Vec<Choice>>,
     /// Option lists, each empty.
-    pub lists: Vec<Vec<Choice>>,
+    lists: Vec<Vec<Choice>>,
 }
 
 thread_local! {
-    static SPARE: Cell<Option<Buffers>> = const { Cell::new(None) };
+    static SPARE: RefCell<Buffers> = RefCell::new(Buffers::default());
 }
 
-/// This thread's kept vectors (empty ones when there are none).
-pub(super) fn take() -> Buffers {
-    SPARE.with(Cell::take).unwrap_or_default()
+/// An empty list for the seats of a decision (a kept one when there is one).
+pub(super) fn players() -> Vec<usize> {
+    SPARE.with_borrow_mut(|b| std::mem::take(&mut b.players))
 }
 
-/// Keeps what is left of `buffers` for the next decision.
-pub(super) fn keep(buffers: Buffers) {
-    SPARE.with(|s| s.set(Some(buffers)));
+/// Empty lists for the answers and the option lists of a decision (kept ones when there are).
+pub(super) fn answers_and_options() -> (Vec<Option<usize>>, Vec<Vec<Choice>>) {
+    SPARE.with_borrow_mut(|b| (std::mem::take(&mut b.chosen), std::mem::take(&mut b.options)))
+}
+
+/// An empty option list (a kept one when there is one).
+pub(super) fn list() -> Vec<Choice> {
+    SPARE.with_borrow_mut(|b| b.lists.pop()).unwrap_or_default()
 }
 
 /// Keeps the vectors of an answered decision (its options are let go of).
 pub(crate) fn recycle(pending: Pending) {
     let Pending { mut players, mut options, mut chosen, .. } = pending;
-    let mut kept = take();
     players.clear();
     chosen.clear();
-    for mut list in options.drain(..) {
-        if kept.lists.len() < MAX_LISTS {
-            list.clear();
-            kept.lists.push(list);
+    SPARE.with_borrow_mut(|kept| {
+        for mut list in options.drain(..) {
+            if kept.lists.len() < MAX_LISTS {
+                list.clear();
+                kept.lists.push(list);
+            }
         }
+        keep_larger(&mut kept.players, players);
+        keep_larger(&mut kept.chosen, chosen);
+        keep_larger(&mut kept.options, options);
+    });
+}
+
+/// Keeps a seat list no decision took (it was empty after all).
+pub(super) fn keep_players(mut players: Vec<usize>) {
+    players.clear();
+    SPARE.with_borrow_mut(|kept| keep_larger(&mut kept.players, players));
+}
+
+/// Keeps `v` in `kept` unless `kept` already has room of its own.
+fn keep_larger<T>(kept: &mut Vec<T>, v: Vec<T>) {
+    if v.capacity() > kept.capacity() {
+        *kept = v;
     }
-    (kept.players, kept.chosen, kept.options) = (players, chosen, options);
-    keep(kept);
 }
 
 #[cfg(test)]
@@ -68,12 +89,14 @@ mod tests {
             building: Vec::new(),
         };
         recycle(pending);
-        let b = take();
-        assert!(b.players.is_empty() && b.players.capacity() >= 2);
-        assert!(b.chosen.is_empty() && b.chosen.capacity() >= 2);
-        assert!(b.options.is_empty() && b.options.capacity() >= 2);
-        assert_eq!(b.lists.len(), 2);
-        assert!(b.lists.iter().all(|l| l.is_empty() && l.capacity() >= 1));
-        assert!(take().lists.is_empty(), "taken once");
+        let players = super::players();
+        assert!(players.is_empty() && players.capacity() >= 2);
+        let (chosen, options) = answers_and_options();
+        assert!(chosen.is_empty() && chosen.capacity() >= 2);
+        assert!(options.is_empty() && options.capacity() >= 2);
+        let lists = [list(), list()];
+        assert!(lists.iter().all(|l| l.is_empty() && l.capacity() >= 1));
+        assert_eq!(list().capacity(), 0, "two lists kept, each taken once");
+        assert_eq!(super::players().capacity(), 0, "taken once");
     }
 }
