@@ -1434,11 +1434,62 @@ fn sort(rt: &mut Rt, this: &mut Dynamic, args: Vec<Dynamic>) -> R<Dynamic> {
 fn chain_value(rt: &mut Rt, s: &mut [Dynamic], root: &Root, links: &[Link], vals: &mut [Dynamic]) -> R<Dynamic> {
     let mut at = 0;
     match root {
-        Root::Slot(slot) => walk(rt, &mut s[*slot], links, vals, &mut at),
+        Root::Slot(slot) => {
+            if links.iter().all(Link::reads_in_place) {
+                if let Some(v) = peek_chain(&s[*slot], links, vals) {
+                    return v;
+                }
+            }
+            walk(rt, &mut s[*slot], links, vals, &mut at)
+        }
         Root::Value(c) => {
             let v = c(s, rt)?;
             walk_owned(rt, v, links, vals, &mut at)
         }
+    }
+}
+
+/// A chain of indexes and properties read from `cur` where the values lie (no lock taken for
+/// writing, nothing on the way copied), and the value at its end copied: what [`walk`] gives
+/// for such a chain. `None` when a link is not an array's element, a map's entry or a
+/// component's property read as [`walk`] reads them (a shared value, a string's character, a
+/// key of another type, a missing entry on the way): the caller then walks the chain. `vals`
+/// are the chain's evaluated arguments, left in place.
+fn peek_chain(cur: &Dynamic, links: &[Link], vals: &[Dynamic]) -> Option<R<Dynamic>> {
+    let Some((first, rest)) = links.split_first() else {
+        return Some(Ok(cur.clone()));
+    };
+    match first {
+        Link::Index => {
+            let (key, vals) = vals.split_first()?;
+            if let Ok(a) = cur.as_array_ref() {
+                return match ops::array_index(a.len(), key.as_int().ok()?) {
+                    Ok(i) => peek_chain(&a[i], rest, vals),
+                    Err(stop) => Some(Err(stop)),
+                };
+            }
+            let m = cur.as_map_ref().ok()?;
+            peek_entry(&m, key.as_immutable_string_ref().ok()?.as_str(), rest, vals)
+        }
+        Link::Prop { name, hint, .. } => {
+            if let Ok(m) = cur.as_map_ref() {
+                return peek_entry(&m, name, rest, vals);
+            }
+            if rest.is_empty() {
+                return crate::api::component::read_property(cur, name, &hint.0).map(Ok);
+            }
+            peek_chain(&crate::api::component::read_property(cur, name, &hint.0)?, rest, vals)
+        }
+        Link::Method { .. } => None,
+    }
+}
+
+/// A map's entry for [`peek_chain`] (`()` when the chain ends at a missing one).
+fn peek_entry(m: &rhai::Map, key: &str, rest: &[Link], vals: &[Dynamic]) -> Option<R<Dynamic>> {
+    match m.get(key) {
+        Some(v) => peek_chain(v, rest, vals),
+        None if rest.is_empty() => Some(Ok(Dynamic::UNIT)),
+        None => None,
     }
 }
 

@@ -623,6 +623,13 @@ mod tests {
         same("let m = #{ a: 1 }; m.mixin(#{ b: 2, a: 5 }); m");
         same("let a = [3, 1, 2]; a.sort(); let b = [5, 9, 7]; b.sort(|x, y| y - x); let c = [4, 8, 6]; c.sort(cmp); [a, b, c, [1, 2].is_empty(), [].is_empty()]");
         same("let a = []; a.pad(3, 0); a");
+        // Chains of indexes and properties on a variable, read where the values lie.
+        same(
+            r#"let a = [#{ x: [1, 2], s: "abc" }, #{ y: #{ z: 3 } }, [4, [5]]]; [a[0].x[1], a[-3].x[-1], a[1].y.z, a[1].missing, a[2][1][0], a[0]["x"][0], a[0].s[1], a[1]["y"].z]"#,
+        );
+        gives_up("let a = [[1]]; a[0][3]");
+        gives_up("let a = [#{ x: 1 }]; a[0].y.z");
+        gives_up("let m = #{ x: 1 }; m[1]");
     }
 
     #[test]
