@@ -318,14 +318,15 @@ impl Game {
                     } else {
                         PlainScriptValue::from(&crate::convert::convert_dynamic(&item).map_err(PlayError::Rule)?)
                     };
-                    let Some(id) = value.text_or_number("id") else {
+                    let mut label = String::new();
+                    let (id, labelled) = value.option_id_and_label(&mut label);
+                    let Some(id) = id else {
                         let value = value.to_value();
                         return Err(self.returned(&f.name, format!("returned an option without an `id`: {value}")));
                     };
                     // Without a `label` of its own, the option is labelled by the decision's
                     // template when someone reads the label (not now), else by its id.
-                    let mut label = String::new();
-                    let label = match (value.write_entry("label", &mut label), &d.label) {
+                    let label = match (labelled, &d.label) {
                         (true, _) => Some(label),
                         (false, Some(_)) => None,
                         (false, None) => Some(id.clone()),

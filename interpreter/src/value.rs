@@ -205,6 +205,26 @@ impl Value {
     }
 }
 
+/// A plain value as text, appended to `out`: a string as it is, an integer in decimal, else
+/// the [`Value`] it equals.
+fn write_text(v: &Dynamic, out: &mut String) {
+    if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
+        out.push_str(s.as_str());
+    } else if let Ok(i) = v.as_int() {
+        let _ = write!(out, "{i}");
+    } else {
+        let _ = write!(out, "{}", PlainScriptValue(v.clone()).to_value());
+    }
+}
+
+/// A string's text or an integer in decimal (`None` for anything else).
+fn text_or_number(v: &Dynamic) -> Option<String> {
+    if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
+        return Some(s.as_str().to_owned());
+    }
+    v.as_int().ok().map(|i| i.to_string())
+}
+
 /// A script's value that holds only plain data (unit, booleans, integers, strings, and
 /// arrays and maps of them), kept as the script made it: handing it back to a script is a
 /// copy, not a conversion. It reads and serializes as the [`Value`] it equals.
@@ -262,25 +282,27 @@ impl PlainScriptValue {
     pub fn write_entry(&self, key: &str, out: &mut String) -> bool {
         let Some(map) = self.0.read_lock::<rhai::Map>() else { return false };
         let Some(v) = map.get(key) else { return false };
-        if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
-            out.push_str(s.as_str());
-        } else if let Ok(i) = v.as_int() {
-            let _ = write!(out, "{i}");
-        } else {
-            let _ = write!(out, "{}", PlainScriptValue(v.clone()).to_value());
-        }
+        write_text(v, out);
         true
     }
 
     /// Entry `key`, if this is a map whose entry is a string or an integer, as text (an
     /// option's id).
     pub fn text_or_number(&self, key: &str) -> Option<String> {
-        let map = self.0.read_lock::<rhai::Map>()?;
-        let v = map.get(key)?;
-        if let Some(s) = v.read_lock::<rhai::ImmutableString>() {
-            return Some(s.to_string());
-        }
-        v.as_int().ok().map(|i| i.to_string())
+        text_or_number(self.0.read_lock::<rhai::Map>()?.get(key)?)
+    }
+
+    /// An option's id (its entry `id`, a string or an integer, as text; `None` without one)
+    /// and whether it has a `label`, then written into `label`: both read with the map
+    /// looked at once.
+    pub(crate) fn option_id_and_label(&self, label: &mut String) -> (Option<String>, bool) {
+        let Some(map) = self.0.read_lock::<rhai::Map>() else { return (None, false) };
+        let id = map.get("id").and_then(text_or_number);
+        let labelled = map.get("label").is_some_and(|v| {
+            write_text(v, label);
+            true
+        });
+        (id, labelled)
     }
 
     /// The integer inside, if this is one.
