@@ -293,6 +293,10 @@ impl Game {
                     self.returned(&f.name, format!("an options script must return an array, returned {t}"))
                 })?;
                 out.reserve(arr.len());
+                // The ids offered so far, hashed: a new id is compared with the others only
+                // where the hashes agree (a decision may offer dozens of options).
+                let mut ids: SmallVec<[u64; 32]> = SmallVec::new();
+                let hash = |id: &str| std::hash::BuildHasher::hash_one(&crate::value::NameHasher::default(), id);
                 for item in arr {
                     // A component offered as it is: its id and label are the option's.
                     if let Some(idx) = crate::api::component_index(&item) {
@@ -331,7 +335,9 @@ impl Game {
                         (false, Some(_)) => None,
                         (false, None) => Some(id.clone()),
                     };
-                    if out.iter().any(|c| matches!(c, Choice::Scripted(other) if other.id == id)) {
+                    let h = hash(&id);
+                    let taken = |c: &Choice| matches!(c, Choice::Scripted(other) if other.id == id);
+                    if ids.contains(&h) && out.iter().any(taken) {
                         return Err(self.returned(
                             &f.name,
                             format!(
@@ -339,6 +345,7 @@ impl Game {
                             ),
                         ));
                     }
+                    ids.push(h);
                     out.push(Choice::Scripted(Box::new(ScriptedChoice { id, label, value })));
                 }
                 Ok(out)
