@@ -247,7 +247,9 @@ impl Game {
             OptionSource::Zone { zone, filter } => {
                 let owner = if self.rules.zones[*zone].per_player { player } else { 0 };
                 out.extend(work.state.zones[*zone][owner].cards.iter().map(|c| Choice::Component(*c)));
-                if !self.rules.zones[*zone].ordered {
+                // An unordered zone's components are offered in a fixed order (mostly they
+                // lie in it already: dealt in order, only ever taken from).
+                if !self.rules.zones[*zone].ordered && !out.is_sorted_by_key(Choice::component) {
                     out.sort_unstable_by_key(Choice::component);
                 }
                 if let Some(f) = filter {

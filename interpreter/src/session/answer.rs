@@ -93,7 +93,9 @@ pub(super) fn apply(
         if tracking {
             work.state.trace = Some(Vec::new());
         }
-        work.events = events.clone();
+        if !events.is_empty() {
+            work.events = events.clone();
+        }
         work.state.steps = 0;
         work.state.seat_answered(player);
         let result = game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work));
