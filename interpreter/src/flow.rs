@@ -268,19 +268,25 @@ impl Game {
                 if let Some(f) = &d.follow {
                     let st = &work.state;
                     let led = match f.from {
-                        FollowFrom::Var(v) => st.vars[v][0].clone(),
-                        FollowFrom::Zone(z) => st.zones[z][0]
-                            .cards
-                            .first()
-                            .and_then(|c| st.components.list[*c as usize].prop(&f.by).cloned())
-                            .unwrap_or(Value::Unit),
+                        FollowFrom::Var(v) => Some(&st.vars[v][0]),
+                        FollowFrom::Zone(z) => {
+                            st.zones[z][0].cards.first().and_then(|c| st.components.list[*c as usize].prop(&f.by))
+                        }
                     };
-                    if led != Value::Unit && led != f.free {
+                    if let Some(led) = led.filter(|led| **led != Value::Unit && **led != f.free) {
                         let matches = |c: &Choice| {
-                            c.component().is_some_and(|i| st.components.list[i as usize].prop(&f.by) == Some(&led))
+                            c.component().is_some_and(|i| st.components.list[i as usize].prop(&f.by) == Some(led))
                         };
-                        if out.iter().any(matches) {
-                            out.retain(matches);
+                        // Each option is looked at once: which follow (kept inline for hands of up
+                        // to 32 cards).
+                        let mut follows: SmallVec<[bool; 32]> = SmallVec::with_capacity(out.len());
+                        follows.extend(out.iter().map(matches));
+                        if follows.contains(&true) {
+                            let mut at = 0;
+                            out.retain(|_| {
+                                at += 1;
+                                follows[at - 1]
+                            });
                         }
                     }
                 }
