@@ -501,7 +501,7 @@ impl Game {
         }
         players.truncate(asked);
         if players.is_empty() {
-            recycle::keep_players(players);
+            recycle::keep(players, chosen, options);
             return Ok(());
         }
         let building = if d.subset.is_some() { vec![Vec::new(); players.len()] } else { Vec::new() };

@@ -43,7 +43,13 @@ pub(super) fn list() -> Vec<Choice> {
 
 /// Keeps the vectors of an answered decision (its options are let go of).
 pub(crate) fn recycle(pending: Pending) {
-    let Pending { mut players, mut options, mut chosen, .. } = pending;
+    let Pending { players, options, chosen, .. } = pending;
+    keep(players, chosen, options);
+}
+
+/// Keeps a decision's seat, answer and option lists, emptied (for an answered decision, or
+/// one that asked nobody after all).
+pub(super) fn keep(mut players: Vec<usize>, mut chosen: Vec<Option<usize>>, mut options: Vec<Vec<Choice>>) {
     players.clear();
     chosen.clear();
     SPARE.with_borrow_mut(|kept| {
@@ -57,12 +63,6 @@ pub(crate) fn recycle(pending: Pending) {
         keep_larger(&mut kept.chosen, chosen);
         keep_larger(&mut kept.options, options);
     });
-}
-
-/// Keeps a seat list no decision took (it was empty after all).
-pub(super) fn keep_players(mut players: Vec<usize>) {
-    players.clear();
-    SPARE.with_borrow_mut(|kept| keep_larger(&mut kept.players, players));
 }
 
 /// Keeps `v` in `kept` unless `kept` already has room of its own.
