@@ -408,6 +408,12 @@ pub struct DecisionDef {
     /// fields (`{id}`, `{name}`, ...) only when a label is read, so scripts need not build
     /// label strings that simulations never show.
     pub label: Option<String>,
+    /// With `options`: script `fn(game, player, option[, ctx]) -> string` labelling every
+    /// option map that has no `label` of its own, for labels a template cannot say (they
+    /// depend on the game). Called only when a label is read, on a copy of the game: whatever
+    /// it changes is dropped.
+    #[schemars(with = "Option<String>")]
+    pub label_by: Option<Ref>,
     /// Script `fn(game, player, choice[, ctx])` run after a single player's choice.
     #[schemars(with = "Option<String>")]
     pub then: Option<Ref>,

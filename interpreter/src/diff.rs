@@ -214,7 +214,14 @@ fn decision_text(r: &Rules, d: &crate::rules::DecisionInfo) -> String {
             if s.max == usize::MAX { String::new() } else { s.max.to_string() }
         ));
     }
-    for (what, f) in [("then", &d.then), ("reveal", &d.reveal), ("auto", &d.auto), ("auto_if", &d.auto_if)] {
+    let hooks = [
+        ("label_by", &d.label_by),
+        ("then", &d.then),
+        ("reveal", &d.reveal),
+        ("auto", &d.auto),
+        ("auto_if", &d.auto_if),
+    ];
+    for (what, f) in hooks {
         if let Some(f) = f {
             parts.push(format!("{what} {}", function(f)));
         }

@@ -406,7 +406,13 @@ fn decisions(out: &mut String, r: &Rules) {
         if d.secret {
             let _ = writeln!(out, "- Secret: the choice is never revealed publicly");
         }
-        for (what, f) in [("Then", &d.then), ("On reveal", &d.reveal), ("Answered by the rules", &d.auto)] {
+        let hooks = [
+            ("Labelled by", &d.label_by),
+            ("Then", &d.then),
+            ("On reveal", &d.reveal),
+            ("Answered by the rules", &d.auto),
+        ];
+        for (what, f) in hooks {
             if let Some(f) = f {
                 let _ = writeln!(out, "- {what}: {}", function(f));
             }

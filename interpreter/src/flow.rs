@@ -8,7 +8,7 @@ use crate::error::PlayError;
 use crate::log::{Event, EventKind};
 use crate::rules::{Contest, FnRef, FollowFrom, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind, Subset};
 use crate::script::Work;
-use crate::state::{Choice, Frame, Outcome, Pending, ScriptedChoice, State, SubsetChoice};
+use crate::state::{Asked, Choice, Frame, Outcome, Pending, ScriptedChoice, State, SubsetChoice};
 use crate::subset::Candidate;
 use crate::value::PlainScriptValue;
 use crate::value::Value;
@@ -337,11 +337,12 @@ impl Game {
                         return Err(self.returned(&f.name, format!("returned an option without an `id`: {value}")));
                     };
                     // Without a `label` of its own, the option is labelled by the decision's
-                    // template when someone reads the label (not now), else by its id.
-                    let label = match (labelled, &d.label) {
+                    // `label_by` script or template when someone reads the label (not now),
+                    // else by its id.
+                    let label = match (labelled, d.label_by.is_some() || d.label.is_some()) {
                         (true, _) => Some(label),
-                        (false, Some(_)) => None,
-                        (false, None) => Some(id.clone()),
+                        (false, true) => None,
+                        (false, false) => Some(id.clone()),
                     };
                     let h = hash(&id);
                     let taken = |c: &Choice| matches!(c, Choice::Scripted(other) if other.id == id);
@@ -569,8 +570,18 @@ impl Game {
         }
     }
 
-    /// The label of an option.
-    pub(crate) fn choice_label(&self, st: &State, decision: usize, c: &Choice) -> String {
+    /// The label of an option `asked.player` was offered. A scripted option without a `label`
+    /// of its own is labelled by the decision's `label_by` script, else its `label` template
+    /// filled from the option's fields, else its id.
+    pub(crate) fn choice_label(&self, st: &State, asked: Asked<'_>, c: &Choice) -> Result<String, PlayError> {
+        match c {
+            Choice::Scripted(s) => self.scripted_label(st, asked, s),
+            _ => Ok(self.component_option_label(st, asked.decision, c)),
+        }
+    }
+
+    /// The label of a component option, or of a set of them.
+    fn component_option_label(&self, st: &State, decision: usize, c: &Choice) -> String {
         let card = |i: u32| {
             let comp = &st.components.list[i as usize];
             // Without the decision's own template, the label is the component's (made once).
@@ -582,24 +593,47 @@ impl Game {
         match c {
             Choice::Component(i) | Choice::Add(i) => card(*i),
             Choice::Subset(s) => s.cards.iter().map(|i| card(*i)).collect::<Vec<_>>().join(" + "),
-            Choice::Scripted(s) => match (&s.label, &self.rules.decisions[decision].label) {
-                (Some(label), _) => label.clone(),
-                (None, Some(t)) if s.value.is_map() => {
-                    crate::value::fill_template_by(t, &s.id, |key, out| s.value.write_entry(key, out))
-                }
-                (None, Some(_)) => s.id.clone(),
-                (None, None) => s.id.clone(),
-            },
+            Choice::Scripted(s) => s.id.clone(),
         }
     }
 
-    /// The label a player reads in the option list: a `subset` step says what it does.
-    pub(crate) fn option_label(&self, st: &State, decision: usize, c: &Choice) -> String {
-        match c {
-            Choice::Add(_) => format!("add {}", self.choice_label(st, decision, c)),
-            Choice::Subset(_) => format!("done: {}", self.choice_label(st, decision, c)),
-            _ => self.choice_label(st, decision, c),
+    /// The label of a scripted option (see [`Game::choice_label`]).
+    fn scripted_label(&self, st: &State, asked: Asked<'_>, s: &ScriptedChoice) -> Result<String, PlayError> {
+        let d = &self.rules.decisions[asked.decision];
+        match (&s.label, &d.label_by, &d.label) {
+            (Some(label), _, _) => Ok(label.clone()),
+            (None, Some(f), _) => self.label_by(st, asked, f, s),
+            (None, None, Some(t)) if s.value.is_map() => {
+                Ok(crate::value::fill_template_by(t, &s.id, |key, out| s.value.write_entry(key, out)))
+            }
+            (None, None, _) => Ok(s.id.clone()),
         }
+    }
+
+    /// Calls a decision's `label_by` script for an option, on a copy of the state: whatever
+    /// the script changes is dropped.
+    fn label_by(&self, st: &State, asked: Asked<'_>, f: &FnRef, s: &ScriptedChoice) -> Result<String, PlayError> {
+        let v = crate::script::transaction(|| {
+            let mut work = Work::new(st.clone(), false);
+            let args = vec![Dynamic::from_int(asked.player as i64), s.value.to_dynamic()];
+            self.call(&mut work, f, args, asked.ctx)
+        })?;
+        v.into_string()
+            .map_err(|t| self.returned(&f.name, format!("a label script must return a string, returned {t}")))
+    }
+
+    /// The label a player reads in the option list: a `subset` step says what it does.
+    pub(crate) fn option_label(&self, st: &State, asked: Asked<'_>, c: &Choice) -> Result<String, PlayError> {
+        Ok(match c {
+            Choice::Add(_) => format!("add {}", self.component_option_label(st, asked.decision, c)),
+            Choice::Subset(_) => format!("done: {}", self.component_option_label(st, asked.decision, c)),
+            _ => self.choice_label(st, asked, c)?,
+        })
+    }
+
+    /// A label for a screen: when its label script failed, the option's id and why.
+    pub(crate) fn label_or_failure(&self, st: &State, c: &Choice, label: Result<String, PlayError>) -> String {
+        label.unwrap_or_else(|e| format!("{} (its label script failed: {e})", self.choice_id(st, c)))
     }
 
     /// The value a script receives for an option.
@@ -609,7 +643,7 @@ impl Game {
             Choice::Subset(s) => {
                 let mut m = rhai::Map::new();
                 m.insert("id".into(), s.id.clone().into());
-                m.insert("label".into(), self.choice_label(st, decision, c).into());
+                m.insert("label".into(), self.component_option_label(st, decision, c).into());
                 let list: rhai::Array = s.cards.iter().map(|i| card_map(st, *i)).collect();
                 m.insert("cards".into(), Dynamic::from_array(list));
                 Dynamic::from_map(m)
@@ -633,11 +667,8 @@ impl Game {
                     choices[p] = self.choice_value(&work.state, pending.decision, c);
                 }
                 if work.logging {
-                    shown.push(format!(
-                        "{} {}",
-                        self.rules.seat_name(p),
-                        self.choice_label(&work.state, pending.decision, c)
-                    ));
+                    let label = self.choice_label(&work.state, pending.asked(slot), c)?;
+                    shown.push(format!("{} {label}", self.rules.seat_name(p)));
                 }
             }
             if work.logging {
@@ -645,7 +676,7 @@ impl Game {
                 if d.secret {
                     for (slot, &p) in pending.players.iter().enumerate() {
                         let c = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
-                        let label = self.choice_label(&work.state, pending.decision, c);
+                        let label = self.choice_label(&work.state, pending.asked(slot), c)?;
                         work.events.push(Event::private(
                             EventKind::Reveal,
                             vec![p],
@@ -667,7 +698,7 @@ impl Game {
             let p = pending.players[0];
             let c = &pending.options[0][pending.chosen[0].expect("chosen")];
             if work.logging {
-                let label = self.choice_label(&work.state, pending.decision, c);
+                let label = self.choice_label(&work.state, pending.asked(0), c)?;
                 let who = d.actor.clone().unwrap_or_else(|| self.rules.seat_name(p));
                 work.events.push(if d.secret {
                     Event::private(

@@ -65,7 +65,7 @@ fn functions_named_by_declarations(r: &Rules) -> HashSet<String> {
             OptionSource::Zone { filter, .. } => f.extend(filter.iter()),
             OptionSource::Script(s) => f.push(s),
         }
-        f.extend([&d.then, &d.reveal, &d.auto, &d.auto_if].into_iter().flatten());
+        f.extend([&d.label_by, &d.then, &d.reveal, &d.auto, &d.auto_if].into_iter().flatten());
         f.extend(d.subset.iter().filter_map(|s| s.valid.as_ref()));
     }
     f.extend(r.vars.iter().filter_map(|v| v.derived.as_ref()));

@@ -225,6 +225,8 @@ pub struct DecisionInfo {
     pub source: OptionSource,
     /// Label template for component options.
     pub label: Option<String>,
+    /// Labels scripted options that have no `label` of their own, when a label is read.
+    pub label_by: Option<FnRef>,
     /// After a single choice.
     pub then: Option<FnRef>,
     /// After all commits are revealed.

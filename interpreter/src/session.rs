@@ -300,7 +300,7 @@ impl<'g> Session<'g> {
             .iter()
             .map(|c| OptionInfo {
                 id: self.game.choice_id(&self.state, c).to_string(),
-                label: self.game.option_label(&self.state, p.decision, c),
+                label: self.game.label_or_failure(&self.state, c, self.game.option_label(&self.state, p.asked(s), c)),
             })
             .collect()
     }
@@ -471,8 +471,10 @@ impl<'g> Session<'g> {
         }
         let by_label: Vec<usize> = (0..opts.len())
             .filter(|i| {
-                self.game.choice_label(&self.state, pending.decision, &opts[*i]) == option
-                    || self.game.option_label(&self.state, pending.decision, &opts[*i]) == option
+                let asked = pending.asked(slot);
+                let c = &opts[*i];
+                self.game.choice_label(&self.state, asked, c).is_ok_and(|l| l == option)
+                    || self.game.option_label(&self.state, asked, c).is_ok_and(|l| l == option)
             })
             .collect();
         if by_label.len() == 1 {

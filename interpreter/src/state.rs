@@ -269,6 +269,23 @@ impl Pending {
             _ => &d.prompt,
         }
     }
+
+    /// Whom the options of `slot` were listed for (what labelling them needs).
+    pub fn asked(&self, slot: usize) -> Asked<'_> {
+        Asked { decision: self.decision, player: self.players[slot], ctx: &self.ctx }
+    }
+}
+
+/// Whom a decision's options were listed for: the decision, the seat asked and the context it
+/// was asked with (what a `label_by` script receives besides the option).
+#[derive(Clone, Copy, Debug)]
+pub struct Asked<'a> {
+    /// Decision index.
+    pub decision: usize,
+    /// The seat asked.
+    pub player: usize,
+    /// The context the decision was asked with.
+    pub ctx: &'a Value,
 }
 
 /// A frame of the flow stack.

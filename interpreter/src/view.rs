@@ -370,12 +370,17 @@ impl View {
                     .iter()
                     .map(|c| OptionInfo {
                         id: game.choice_id(st, c).to_string(),
-                        label: game.option_label(st, p.decision, c),
+                        label: game.label_or_failure(st, c, game.option_label(st, p.asked(s), c)),
                     })
                     .collect(),
                 _ => Vec::new(),
             };
-            let my_commit = mine.and_then(|s| p.chosen[s].map(|i| game.choice_label(st, p.decision, &p.options[s][i])));
+            let my_commit = mine.and_then(|s| {
+                p.chosen[s].map(|i| {
+                    let c = &p.options[s][i];
+                    game.label_or_failure(st, c, game.choice_label(st, p.asked(s), c))
+                })
+            });
             PendingView {
                 decision: d.name.clone(),
                 prompt: p.prompt(d).to_string(),

@@ -509,3 +509,59 @@ fn scripted_options_take_the_decisions_label_template() {
     s.apply(1, "1").unwrap();
     assert!(s.log_for(None).iter().any(|l| l.contains("P1 3 chips, P2 1 chips")), "{:?}", s.log_for(None));
 }
+
+/// games/README.md, `[decisions.NAME]` `label_by`: a script labels the scripted options that
+/// have no `label` of their own when a label is read, with the seat and context they were
+/// listed for, on a copy of the game (what it changes is dropped).
+#[test]
+fn scripted_options_take_the_decisions_label_script() {
+    let game = load("tests/fixtures/labelled-options", &[], &[]);
+    let mut s = game.start(2, 1).unwrap();
+    let labels = |s: &rulebook::Session, p: usize| -> Vec<String> {
+        s.options(p).into_iter().map(|o| format!("{}={}", o.id, o.label)).collect()
+    };
+    assert_eq!(
+        labels(&s, 0),
+        [
+            "buy-0=0 goods for 0 coins at the market",
+            "buy-1=1 goods for 1 coins at the market",
+            "buy-2=2 goods for 2 coins at the market"
+        ]
+    );
+    let before = s.state_hash();
+    let view = s.view(0);
+    let shown: Vec<&str> = view.pending.as_ref().unwrap().options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(shown[1], "1 goods for 1 coins at the market");
+    assert_eq!(s.state_hash(), before, "reading labels changed the game");
+    // An answer may name the option by its label, and the log shows the label.
+    s.apply(0, "1 goods for 1 coins at the market").unwrap();
+    s.apply(1, "buy-2").unwrap();
+    assert!(
+        s.log_for(None).iter().any(|l| l == "P1 chose 1 goods for 1 coins at the market (buy)"),
+        "{:?}",
+        s.log_for(None)
+    );
+    assert!(s.log_for(None).iter().any(|l| l == "P2 chose 2 goods for 2 coins at the market (buy)"));
+    // The label says what the goods cost now: P1 has bought one, so each costs two.
+    assert_eq!(labels(&s, 0)[2], "buy-2=2 goods for 4 coins at the market");
+}
+
+/// A label script that returns something other than a string: a logged game stops at the
+/// answer with an error that names the script and changes nothing; a screen shows the option's
+/// id and why; a game without a log never reads labels, so it never calls the script.
+#[test]
+fn a_broken_label_script_is_reported_only_where_labels_are_read() {
+    let game = load("tests/fixtures/labelled-options", &[], &[("broken", "1")]);
+    let mut s = game.start(2, 1).unwrap();
+    let shown = &s.options(0)[0].label;
+    assert!(shown.starts_with("buy-0 (its label script failed:") && shown.contains("must return a string"), "{shown}");
+    let before = s.state_hash();
+    let err = s.apply(0, "buy-1").unwrap_err().to_string();
+    assert!(err.contains("broken_label") && err.contains("a label script must return a string"), "{err}");
+    assert_eq!(s.state_hash(), before);
+    let mut quiet = game.start_quiet(2, 1).unwrap();
+    for (p, id) in [(0, "buy-1"), (1, "buy-0"), (0, "buy-2"), (1, "buy-1")] {
+        quiet.apply(p, id).unwrap();
+    }
+    assert!(quiet.is_over());
+}

@@ -33,6 +33,13 @@ impl Loader {
                     self.key("decisions", name),
                 );
             }
+            if d.label_by.is_some() && d.options.is_none() {
+                self.error_at(
+                    "E0324",
+                    format!("decision `{name}`: `label_by` labels the options of an `options` script; a `from` decision's options are labelled by the `label` template"),
+                    self.key("decisions", name),
+                );
+            }
             let subset = d.subset.as_ref().map(|sd| {
                 let loc = self.key("decisions", name);
                 // A bound is a number or an integer parameter's value in force.
@@ -77,6 +84,7 @@ impl Loader {
                 prompt: d.prompt.clone().unwrap_or_else(|| name.clone()),
                 source,
                 label: d.label.clone(),
+                label_by: d.label_by.as_ref().map(|f| fns.check(self, f, 3, "label_by")),
                 then: d.then.as_ref().map(|f| fns.check(self, f, 3, "then")),
                 reveal: d.reveal.as_ref().map(|f| fns.check(self, f, 2, "reveal")),
                 secret: d.secret,

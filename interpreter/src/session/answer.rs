@@ -59,7 +59,10 @@ pub(super) fn apply(
         return add_to_set(game, state, answer, slot, card, fresh);
     }
     let id = game.choice_id(&state, choice).to_string();
-    let label = logging.then(|| game.choice_label(&state, pending.decision, choice));
+    let label = match logging.then(|| game.choice_label(&state, pending.asked(slot), choice)).transpose() {
+        Ok(label) => label,
+        Err(e) => return (state, Err(e)),
+    };
     let mut events = Vec::new();
     if let (true, Some(label)) = (pending.commit, &label) {
         let who = r.seat_name(player);
