@@ -824,3 +824,16 @@ fn new_makes_a_game_that_validates_tests_and_plays_out_of_the_box() {
     assert!(!root.join("escape").exists() && !dir.join("a").exists());
     std::fs::remove_dir_all(&root).ok();
 }
+
+/// A `label_by` script that fails is found by `validate`'s leak check (its game keeps a log,
+/// which reads every chosen option's label) and located at the script, not the game file.
+#[test]
+fn a_failing_label_script_is_located_in_the_script() {
+    let o = rulebook(&["validate", "--format", "json", "--option", "broken=1", "tests/fixtures/labelled-options"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o.stdout);
+    let line = out.lines().find(|l| l.contains("E0900")).unwrap_or_else(|| panic!("no E0900: {out}"));
+    let d: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert!(d["file"].as_str().is_some_and(|f| f.ends_with("rules.rhai")), "{d}");
+    assert!(d["message"].as_str().is_some_and(|m| m.contains("script `broken_label` failed")), "{d}");
+}

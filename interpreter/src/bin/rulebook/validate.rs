@@ -220,13 +220,6 @@ fn playout(folder: &Path, setup: &Setup, players: usize, i: u64) -> Found {
     let Err(f) = play_one(g, players, i, seed, &rulebook::bot::BotTable::default()) else {
         return Found::Nothing;
     };
-    // Script failures point into the script; a flow that never stops at the `[flow]` table;
-    // other rule failures at the game file.
-    let location = match &f.error {
-        rulebook::PlayError::Script(e) => e.location.clone(),
-        rulebook::PlayError::StepLimit(_) | rulebook::PlayError::DecisionLimit(_) => g.sources.locate_key("flow", ""),
-        _ => game_file(setup),
-    };
     Found::Failed(Box::new(
         Diagnostic::error(
             "E0900",
@@ -234,18 +227,14 @@ fn playout(folder: &Path, setup: &Setup, players: usize, i: u64) -> Found {
                 "smoke playout with {players} players{} failed after {} decisions: {}{}",
                 setup.describe(),
                 f.moves.len(),
-                match &f.error {
-                    // The location is the diagnostic's own; do not repeat it.
-                    rulebook::PlayError::Script(e) => format!("script `{}` failed: {}", e.function, e.message),
-                    other => other.to_string(),
-                },
+                failure_text(&f.error),
                 f.moves
                     .last()
                     .map(|m| format!(" (last decision: P{} chose `{}`)", m.player + 1, m.option))
                     .unwrap_or_default()
             ),
         )
-        .at(location)
+        .at(failure_location(setup, &f.error))
         .help(format!(
             "reproduce with: rulebook play {}{} --players {players} --bots {players} --seed {seed}",
             folder.display(),
@@ -333,6 +322,26 @@ fn check_folder(folder: &Path, args: &ValidateArgs) -> (Vec<Diagnostic>, Vec<Set
     (out, setups)
 }
 
+/// Where a failed game points: a script's failure into the script, a flow that never stops
+/// at the `[flow]` table, other rule failures at the game file.
+fn failure_location(setup: &Setup, error: &rulebook::PlayError) -> Option<Location> {
+    match error {
+        rulebook::PlayError::Script(e) => e.location.clone(),
+        rulebook::PlayError::StepLimit(_) | rulebook::PlayError::DecisionLimit(_) => {
+            setup.game.sources.locate_key("flow", "")
+        }
+        _ => game_file(setup),
+    }
+}
+
+/// What failed, without the location the diagnostic shows itself.
+fn failure_text(error: &rulebook::PlayError) -> String {
+    match error {
+        rulebook::PlayError::Script(e) => format!("script `{}` failed: {}", e.function, e.message),
+        other => other.to_string(),
+    }
+}
+
 /// Where a diagnostic about a whole setup points: the start of its game file.
 fn game_file(setup: &Setup) -> Option<Location> {
     setup.game.sources.files().first().map(|f| Location { file: f.path.clone(), line: 1, column: 1 })
@@ -341,8 +350,9 @@ fn game_file(setup: &Setup) -> Option<Location> {
 /// The leak check's game failing where the smoke playout of the same game did not (a seat's
 /// view that cannot be built, which only the leak check reads).
 fn leak_check_failed(folder: &Path, setup: &Setup, players: usize, error: &rulebook::PlayError) -> Diagnostic {
-    Diagnostic::error("E0900", format!("leak check with {players} players{} failed: {error}", setup.describe()))
-        .at(game_file(setup))
+    let text = failure_text(error);
+    Diagnostic::error("E0900", format!("leak check with {players} players{} failed: {text}", setup.describe()))
+        .at(failure_location(setup, error))
         .help(format!(
             "replay with: rulebook play {}{} --players {players} --bots {players} --seed {}",
             folder.display(),
