@@ -39,3 +39,40 @@ fn fixture_scenarios_pass() {
         }
     }
 }
+
+/// games/SCENARIOS.md, "Expectations": a var named with a seat it does not have (or without
+/// the one it needs), in an expectation or a setup line, stops its scenario with a message at
+/// its line, as zones and tracks do; the other scenarios of the file still run.
+#[test]
+fn a_var_named_with_the_wrong_seats_stops_its_scenario_with_a_message() {
+    let text = r#"game ../tests/fixtures/named-vars
+players 2
+
+scenario "a global var expected for a seat" {
+    expect var leader P1 = P1
+}
+
+scenario "a global var set for a seat" {
+    var leader P1 = P2
+}
+
+scenario "a per-player var expected without a seat" {
+    expect var mine = c1
+}
+
+scenario "each var named as it is declared" {
+    var leader = P2
+    var mine P2 = c2
+    expect var leader = P2
+    expect var mine P2 = c2
+}
+"#;
+    let path = crate::rel("games/seats.scenario");
+    let file = parse(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    let reports = Runner::new(crate::rel("games")).run_file(&file);
+    let first = |i: usize| reports[i].failures.first().map(|f| (f.line, f.message.clone()));
+    assert_eq!(first(0), Some((5, "var `leader` is global: do not name a seat".into())));
+    assert_eq!(first(1), Some((9, "setup: `leader` is global: do not name a player".into())));
+    assert_eq!(first(2), Some((13, "var `mine` is per player: name a seat".into())));
+    assert!(reports[3].passed(), "{:?}", reports[3].failures);
+}
