@@ -471,10 +471,13 @@ impl<'g> Session<'g> {
         }
         let by_label: Vec<usize> = (0..opts.len())
             .filter(|i| {
+                // A set's step reads differently in the list ("add ...", "done: ..."); other
+                // options read the same (a label script is called once).
                 let asked = pending.asked(slot);
                 let c = &opts[*i];
+                let listed_apart = matches!(c, crate::state::Choice::Add(_) | crate::state::Choice::Subset(_));
                 self.game.choice_label(&self.state, asked, c).is_ok_and(|l| l == option)
-                    || self.game.option_label(&self.state, asked, c).is_ok_and(|l| l == option)
+                    || (listed_apart && self.game.option_label(&self.state, asked, c).is_ok_and(|l| l == option))
             })
             .collect();
         if by_label.len() == 1 {
