@@ -439,9 +439,11 @@ impl Game {
         let info = &self.rules.vars[var];
         let Some(f) = &info.derived else { return Ok(st.vars[var][owner].clone()) };
         let v = crate::script::transaction(|| {
-            let mut work = Work::new(st.clone(), false);
+            let mut work = Work::scratch_copy(st);
             let args = if info.per_player { vec![Dynamic::from_int(owner as i64)] } else { Vec::new() };
-            self.call(&mut work, f, args, &Value::Unit)
+            let v = self.call(&mut work, f, args, &Value::Unit);
+            work.give_back_scratch();
+            v
         })?;
         crate::convert::from_dynamic(&v)
             .map_err(|e| PlayError::Rule(format!("derived var `{}`: `{}` returned {e}", info.name, f.name)))
@@ -453,8 +455,10 @@ impl Game {
     pub(crate) fn evaluate(&self, st: &State, seat: usize) -> Option<Result<f64, PlayError>> {
         let f = self.rules.evaluate.as_ref()?;
         let result = crate::script::transaction(|| {
-            let mut work = Work::new(st.clone(), false);
-            self.call(&mut work, f, vec![Dynamic::from_int(seat as i64)], &Value::Unit)
+            let mut work = Work::scratch_copy(st);
+            let v = self.call(&mut work, f, vec![Dynamic::from_int(seat as i64)], &Value::Unit);
+            work.give_back_scratch();
+            v
         });
         let v = match result {
             Ok(v) => v,
@@ -614,9 +618,11 @@ impl Game {
     /// the script changes is dropped.
     fn label_by(&self, st: &State, asked: Asked<'_>, f: &FnRef, s: &ScriptedChoice) -> Result<String, PlayError> {
         let v = crate::script::transaction(|| {
-            let mut work = Work::new(st.clone(), false);
+            let mut work = Work::scratch_copy(st);
             let args = vec![Dynamic::from_int(asked.player as i64), s.value.to_dynamic()];
-            self.call(&mut work, f, args, asked.ctx)
+            let v = self.call(&mut work, f, args, asked.ctx);
+            work.give_back_scratch();
+            v
         })?;
         v.into_string()
             .map_err(|t| self.returned(&f.name, format!("a label script must return a string, returned {t}")))

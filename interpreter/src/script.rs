@@ -371,6 +371,9 @@ thread_local! {
     /// The state of this thread's last stand-in work (see [`Work::placeholder`]): never
     /// changed, only held while a call has the real work.
     static SPARE_STAND_IN: std::cell::Cell<Option<Box<State>>> = const { std::cell::Cell::new(None) };
+    /// The state of this thread's last scratch work (see [`Work::scratch_copy`]), refilled in
+    /// place by the next one.
+    static SCRATCH: std::cell::Cell<Option<Box<State>>> = const { std::cell::Cell::new(None) };
 }
 
 /// The `game` value scripts receive: a handle onto the state of the call in progress.
@@ -769,5 +772,19 @@ impl Work {
     /// Gives back a stand-in made by [`Work::placeholder`], for the next call on this thread.
     pub(crate) fn give_back_placeholder(self) {
         SPARE_STAND_IN.with(|c| c.set(Some(self.state)));
+    }
+
+    /// Work on a copy of `st` whose changes will be dropped (a label, a derived value, an
+    /// evaluation), without a log. The copy is made into the buffers of the last one this
+    /// thread gave back ([`Work::give_back_scratch`]), so it allocates little.
+    pub(crate) fn scratch_copy(st: &State) -> Work {
+        let mut state = SCRATCH.with(std::cell::Cell::take).unwrap_or_else(|| Box::new(State::empty()));
+        State::clone_from(&mut state, st);
+        Work::new(state, false)
+    }
+
+    /// Gives back the copy of [`Work::scratch_copy`], for the next one on this thread.
+    pub(crate) fn give_back_scratch(self) {
+        SCRATCH.with(|c| c.set(Some(self.state)));
     }
 }
