@@ -565,3 +565,20 @@ fn a_broken_label_script_is_reported_only_where_labels_are_read() {
     }
     assert!(quiet.is_over());
 }
+
+/// games/SCRIPT_API.md, `game.has_options`: the engine says whether a decision whose options
+/// are a zone's components would offer a seat any, a `subset` decision whether any valid set
+/// can be built; asked about a decision whose options a script lists, it is an error that
+/// says to call the script.
+#[test]
+fn the_engine_says_whether_a_decision_offers_a_seat_anything() {
+    let game = load("tests/fixtures/has-options", &[], &[]);
+    let s = game.start(2, 1).unwrap();
+    let view = s.view(0);
+    let answers = view.vars.iter().find(|x| x.name == "answers").map(|x| x.value.to_string()).unwrap_or_default();
+    assert!(answers.contains("false true false true"), "no run of A, D; a tile; P2 none; a run of A, B, D: {answers}");
+    let game = load("tests/fixtures/has-options", &[], &[("ask", "1")]);
+    let Err(e) = game.start(2, 1) else { panic!("asking about a scripted decision must fail") };
+    let e = e.to_string();
+    assert!(e.contains("`scripted` runs a script to list them: call that script instead"), "{e}");
+}

@@ -14,11 +14,13 @@
 //! - `moves`: changing components: moving, dealing, shuffling, creating, setting properties;
 //! - `graphs`: the declared graphs' nodes, edges and distances;
 //! - `log`: log lines, reveals and `show`;
+//! - `decisions`: whether a decision would offer a seat any option;
 //! - `steps`: pushing steps (ask, commit, run, phase) and ending the game.
 //!
 //! Grids have their own module, `api_grid`, registered last.
 
 pub(crate) mod component;
+mod decisions;
 mod graphs;
 mod log;
 mod moves;
@@ -134,6 +136,7 @@ pub fn register(engine: &mut crate::compiled::Registry) {
 
     values::register(engine);
     zones::register(engine);
+    decisions::register(engine);
     moves::register(engine);
     graphs::register(engine);
     log::register(engine);
