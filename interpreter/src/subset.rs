@@ -61,6 +61,20 @@ impl<'s, 'a> Pool<'s, 'a> {
         set.len() >= self.spec.min.max(1) && set.len() <= self.spec.max && self.gaps(set).is_none()
     }
 
+    /// Whether any set of the candidates meets every constraint: what a decision's first step
+    /// offers (each candidate that can grow into one, and finishing with none when that is one).
+    pub fn any_set(&self) -> Result<bool, String> {
+        if self.satisfies(&[]) {
+            return Ok(true);
+        }
+        for pos in 0..self.cands.len() {
+            if self.completable(&[pos])? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// Whether the set can grow (or is already) a set that meets every constraint.
     pub fn completable(&self, set: &[usize]) -> Result<bool, String> {
         if set.len() > self.spec.max || !self.compatible(set) {
@@ -282,6 +296,17 @@ mod tests {
         let pool = Pool::new(&distinct, &c).unwrap();
         assert!(pool.satisfies(&[0, 3]));
         assert!(!pool.completable(&[0, 1]).unwrap());
+    }
+
+    #[test]
+    fn any_set_is_there_when_some_run_is_long_enough() {
+        let spec = run_spec(3);
+        // A B D D: no run of three (B-D has a gap); A A B: one.
+        let no_run = [card("A", 1), card("B", 2), card("D", 3), card("D", 4)];
+        let a_run = [card("A", 1), card("A", 2), card("B", 3)];
+        assert!(!Pool::new(&spec, &cands(&no_run)).unwrap().any_set().unwrap());
+        assert!(Pool::new(&spec, &cands(&a_run)).unwrap().any_set().unwrap());
+        assert!(!Pool::new(&spec, &[]).unwrap().any_set().unwrap(), "no candidate, no set");
     }
 
     #[test]

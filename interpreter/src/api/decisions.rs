@@ -33,18 +33,7 @@ fn has_options_in(r: &Rules, w: &mut Work, decision: &str, seat: i64) -> Result<
     let cands: Vec<Candidate<'_>> =
         cards.iter().map(|&idx| Candidate { idx, props: &list[idx as usize].props }).collect();
     let fail = |e: String| format!("decision `{decision}` for {}: {e}", r.seat_name(seat));
-    let pool = Pool::new(spec, &cands).map_err(fail)?;
-    // The decision's first step offers each candidate that can grow into a valid set, and
-    // finishing with no component when that is a valid set.
-    if pool.satisfies(&[]) {
-        return Ok(true);
-    }
-    for pos in 0..cands.len() {
-        if pool.completable(&[pos]).map_err(fail)? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+    Pool::new(spec, &cands).and_then(|pool| pool.any_set()).map_err(fail)
 }
 
 /// Registers `has_options`.
