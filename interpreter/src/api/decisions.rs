@@ -41,7 +41,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
     reg!(
         engine,
         "has_options",
-        "Whether `decision` would offer `player` any option now, for a decision whose options are a zone's components (a `subset` included: whether any valid set can be built), answered without listing them. A decision whose options or filter come from a script is an error: call that script.",
+        "Whether `decision` would offer `player` any option now, for a decision whose options are a zone's components (a `subset` included: whether any valid set can be built), answered without listing them. A decision whose options or filter come from a script, or a `subset` judged by a `valid` script, is an error: call that script.",
         &["game: Game", "decision: &str", "player: i64", "bool"],
         |h: &mut GameHandle, decision: &str, p: i64| h.with(|r, w| has_options_in(r, w, decision, p))
     );
