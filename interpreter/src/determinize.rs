@@ -263,7 +263,7 @@ fn reset_secret_values(game: &Game, st: &mut State, seat: usize) {
         }
         for (o, v) in st.vars[i].iter_mut().enumerate() {
             if secret(info.visible, info.per_player, o) {
-                *v = info.default.clone();
+                v.set(info.default.clone());
             }
         }
     }
@@ -467,7 +467,7 @@ mod tests {
             if info.per_player && info.visible == crate::def::Visibility::Owner && info.derived.is_none() {
                 for (o, v) in st.vars[i].iter_mut().enumerate() {
                     if o != seat {
-                        *v = crate::Value::Int(rng.below(9) as i64);
+                        v.set(crate::Value::Int(rng.below(9) as i64));
                     }
                 }
             }

@@ -268,7 +268,7 @@ impl Game {
                 if let Some(f) = &d.follow {
                     let st = &work.state;
                     let led = match f.from {
-                        FollowFrom::Var(v) => Some(&st.vars[v][0]),
+                        FollowFrom::Var(v) => Some(st.vars[v][0].get()),
                         FollowFrom::Zone(z) => {
                             st.zones[z][0].cards.first().and_then(|c| st.components.list[*c as usize].prop(&f.by))
                         }
@@ -437,7 +437,7 @@ impl Game {
     /// the function changes is dropped.
     pub(crate) fn derive(&self, st: &State, var: usize, owner: usize) -> Result<Value, PlayError> {
         let info = &self.rules.vars[var];
-        let Some(f) = &info.derived else { return Ok(st.vars[var][owner].clone()) };
+        let Some(f) = &info.derived else { return Ok(st.vars[var][owner].get().clone()) };
         let v = crate::script::transaction(|| {
             let mut work = Work::scratch_copy(st);
             let args = if info.per_player { vec![Dynamic::from_int(owner as i64)] } else { Vec::new() };
@@ -802,7 +802,7 @@ impl Game {
             }
         }
         if let Some(v) = c.winner_var {
-            work.state.vars[v][0] = Value::Int(winners.first().map_or(-1, |w| *w as i64));
+            work.state.vars[v][0].set(Value::Int(winners.first().map_or(-1, |w| *w as i64)));
         }
         if work.logging {
             let stake = if stake_labels.is_empty() { String::new() } else { format!(" [{}]", stake_labels.join(" ")) };

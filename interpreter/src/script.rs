@@ -728,9 +728,15 @@ impl Work {
     /// Converts a value a script hands to the engine, charging it to the call's budget
     /// ([`MAX_CALL_HANDED`]); depth and size are checked before anything is copied.
     pub fn take_value(&mut self, d: &Dynamic) -> Result<Value, String> {
-        let bytes = crate::convert::measure_dynamic(d, crate::value::MAX_VALUE_BYTES)?;
-        self.hand(bytes)?;
-        crate::convert::convert_dynamic(d)
+        self.take_value_plain(d).map(|(v, _)| v)
+    }
+
+    /// [`Work::take_value`], also telling whether the script value is plain data (see
+    /// [`crate::convert::measure`]): then it is exactly the script form of the value returned.
+    pub(crate) fn take_value_plain(&mut self, d: &Dynamic) -> Result<(Value, bool), String> {
+        let measured = crate::convert::measure(d, crate::value::MAX_VALUE_BYTES)?;
+        self.hand(measured.bytes)?;
+        Ok((crate::convert::convert_dynamic(d)?, measured.plain))
     }
 
     /// Charges `bytes` handed to the engine outside [`Work::take_value`] (a log line) to the

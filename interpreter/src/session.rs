@@ -668,7 +668,7 @@ impl Session<'_> {
                 "var `{var}` is derived from the state: set what it is computed from"
             )));
         }
-        self.state.vars[v][o] = value;
+        self.state.vars[v][o].set(value);
         Ok(())
     }
 

@@ -414,6 +414,85 @@ pub struct Outcome {
     pub scores: Vec<i64>,
 }
 
+/// A var's value, with the copy scripts receive made at the first read and kept until the
+/// value changes: a script reading a var of strings or lists many times between two changes
+/// gets a shared copy instead of new strings each time. The value is only changed through
+/// [`VarSlot::set`], which lets the copy go.
+#[derive(Default)]
+pub struct VarSlot {
+    value: Value,
+    script: std::sync::OnceLock<rhai::Dynamic>,
+}
+
+impl VarSlot {
+    /// A slot holding `value`.
+    pub fn new(value: Value) -> VarSlot {
+        VarSlot { value, script: std::sync::OnceLock::new() }
+    }
+
+    /// The value.
+    pub fn get(&self) -> &Value {
+        &self.value
+    }
+
+    /// Replaces the value (the script copy made of the old one is let go).
+    pub fn set(&mut self, value: Value) {
+        self.value = value;
+        self.script = std::sync::OnceLock::new();
+    }
+
+    /// Replaces the value with `value`, whose script form is `script` (plain data equal to
+    /// what [`Value::to_dynamic`] makes of `value`; the next read copies it).
+    pub fn set_with_script(&mut self, value: Value, script: rhai::Dynamic) {
+        self.value = value;
+        self.script = std::sync::OnceLock::from(script);
+    }
+
+    /// The value as a script receives it: a copy of the one made at the first read since the
+    /// last change.
+    pub fn script_value(&self) -> rhai::Dynamic {
+        self.script.get_or_init(|| self.value.to_dynamic()).clone()
+    }
+}
+
+impl std::ops::Deref for VarSlot {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.value
+    }
+}
+
+/// A copy holds the value only: its script copy is made again at its first read (a snapshot
+/// of the state does not pay for copies nobody may read).
+impl Clone for VarSlot {
+    fn clone(&self) -> Self {
+        VarSlot::new(self.value.clone())
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.value.clone_from(&source.value);
+        self.script = std::sync::OnceLock::new();
+    }
+}
+
+impl PartialEq for VarSlot {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl std::fmt::Debug for VarSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl Serialize for VarSlot {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(serializer)
+    }
+}
+
 /// Everything about a game in progress that can change.
 #[derive(Debug, Serialize)]
 pub struct State {
@@ -428,7 +507,7 @@ pub struct State {
     /// Track values: `tracks[track][owner]`.
     pub tracks: Vec<Vec<i64>>,
     /// Variable values: `vars[var][owner]`.
-    pub vars: Vec<Vec<Value>>,
+    pub vars: Vec<Vec<VarSlot>>,
     /// Grid contents: `grids[grid][owner]` (owner 0 for global grids). Left out of the JSON
     /// form when the game has no grid, so older games keep their state hashes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -571,7 +650,7 @@ impl State {
         let zones = rules.zones.iter().map(|z| vec![ZoneSlot::default(); slots(z.per_player)]).collect();
         let tracks =
             rules.tracks.iter().map(|t| vec![t.start.get(&rules.params, players); slots(t.per_player)]).collect();
-        let vars = rules.vars.iter().map(|v| vec![v.default.clone(); slots(v.per_player)]).collect();
+        let vars = rules.vars.iter().map(|v| vec![VarSlot::new(v.default.clone()); slots(v.per_player)]).collect();
         let grids = rules.grids.iter().map(|g| vec![GridSlot::default(); slots(g.per_player)]).collect();
         let mut state = State {
             players,
@@ -962,6 +1041,29 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_var_slot_gives_scripts_the_current_value_and_copies_that_do_not_reach_it() {
+        let list = Value::List(vec![Value::Str("A".into()), Value::Int(2)]);
+        let mut slot = VarSlot::new(list.clone());
+        let mut first = slot.script_value();
+        first.write_lock::<rhai::Array>().expect("a list").push(rhai::Dynamic::from_int(3));
+        // The copy handed out was changed, the slot's value and its next copy were not.
+        assert_eq!(slot.script_value().to_string(), list.to_dynamic().to_string());
+        slot.set(Value::Int(7));
+        assert_eq!(slot.script_value().as_int(), Ok(7));
+        // A script form handed in with the value is what the next read copies.
+        slot.set_with_script(Value::Str("x".into()), rhai::Dynamic::from("x"));
+        assert_eq!(slot.script_value().into_string().as_deref(), Ok("x"));
+        assert_eq!(*slot.get(), Value::Str("x".into()));
+        // A copy of the slot holds the value, and makes its own script form.
+        let copy = slot.clone();
+        assert_eq!(copy, slot);
+        assert_eq!(copy.script_value().into_string().as_deref(), Ok("x"));
+        let mut restored = VarSlot::new(Value::Unit);
+        restored.clone_from(&VarSlot::new(list.clone()));
+        assert_eq!(restored.script_value().to_string(), list.to_dynamic().to_string());
+    }
 
     #[test]
     fn copying_into_any_frame_gives_the_source() {

@@ -36,7 +36,7 @@ impl Game {
     /// Starts a trick: reads who leads and stacks the trick's frame.
     pub(crate) fn start_trick(&self, work: &mut Work, trick: usize) -> Result<(), PlayError> {
         let t = &self.rules.tricks[trick];
-        let leader = match &work.state.vars[t.leader][0] {
+        let leader = match work.state.vars[t.leader][0].get() {
             Value::Int(p) if *p >= 0 && (*p as usize) < work.state.players => *p as usize,
             other => {
                 return Err(PlayError::Rule(format!(
@@ -48,7 +48,7 @@ impl Game {
             }
         };
         if let Some(led) = t.led {
-            work.state.vars[led][0] = self.rules.vars[led].default.clone();
+            work.state.vars[led][0].set(self.rules.vars[led].default.clone());
         }
         work.state.stack.push(Frame::Trick { trick, leader, asked: 0, plays: Vec::new() });
         Ok(())
@@ -111,7 +111,7 @@ impl Game {
         work.state.put(&self.rules, card, t.table, player).map_err(PlayError::Rule)?;
         if let (true, Some(led), Some(suit)) = (first, t.led, &t.suit) {
             let value = work.state.components.list[card as usize].prop(suit).cloned().unwrap_or(Value::Unit);
-            work.state.vars[led][0] = value;
+            work.state.vars[led][0].set(value);
         }
         Ok(())
     }
@@ -175,9 +175,9 @@ impl Game {
                 }
             }
         };
-        work.state.vars[t.leader][0] = Value::Int(next as i64);
+        work.state.vars[t.leader][0].set(Value::Int(next as i64));
         if let Some(led) = t.led {
-            work.state.vars[led][0] = self.rules.vars[led].default.clone();
+            work.state.vars[led][0].set(self.rules.vars[led].default.clone());
         }
         work.state.current = next;
         Ok(())
@@ -191,7 +191,7 @@ impl Game {
         };
         let card = |c: u32| &st.components.list[c as usize];
         let led = card(plays[0].1).prop(suit).cloned().unwrap_or(Value::Unit);
-        let trump = t.trump.map(|v| st.vars[v][0].clone());
+        let trump = t.trump.map(|v| st.vars[v][0].get().clone());
         let trumped = trump.as_ref().filter(|tr| plays.iter().any(|(_, c)| card(*c).prop(suit) == Some(tr)));
         let wanted = trumped.unwrap_or(&led);
         let mut best: Option<(usize, i64)> = None;

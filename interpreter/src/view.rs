@@ -226,7 +226,7 @@ impl DerivedValues {
     /// The value of var `var` for `owner` in `st` (stored, or derived once for this state).
     pub fn get(&self, game: &Game, st: &State, var: usize, owner: usize) -> Result<Value, PlayError> {
         if game.rules.vars[var].derived.is_none() {
-            return Ok(st.vars[var][owner].clone());
+            return Ok(st.vars[var][owner].get().clone());
         }
         let slots =
             self.slots.get_or_init(|| st.vars.iter().map(|v| v.iter().map(|_| OnceLock::new()).collect()).collect());
@@ -337,7 +337,7 @@ impl View {
             for (o, val) in st.vars[vi].iter().enumerate() {
                 if sees_all(v.visible, v.per_player, o, viewer) {
                     let value = match &v.derived {
-                        None => val.clone(),
+                        None => val.get().clone(),
                         Some(_) => derived.get(game, st, vi, o).unwrap_or_else(|e| {
                             errors.push(e.to_string());
                             Value::Str(format!("(cannot be computed: {e})"))

@@ -207,3 +207,28 @@ fn a_loop_over_a_zone_sees_what_rhai_sees() {
     // in `last` shows the value from before `set_prop`, a new one the value after.
     assert!(compiled.contains("c1c2c3c4c5 | 0:c1 2:c4 2 | 6 | c2 2 20 | c3"), "{compiled}");
 }
+
+#[test]
+fn a_var_read_again_is_a_new_copy_as_in_rhai() {
+    // The engine keeps the script form of a var between changes: every read still gives a
+    // copy of its own, a value set is not the variable that was handed over, and a component
+    // stored in a var is read back as its id.
+    let extra = "[vars.list]\ndefault = []\n\n[components.chip]\nzone = \"pile\"\ninstances = [{ id = \"c1\" }]\n\n[zones.pile]\nvisible = \"public\"\n";
+    let body = r#"
+    let a = game.get_var("list");
+    a.push(1);
+    let b = game.get_var("list");
+    let c = ["x", 2];
+    game.set_var("list", c);
+    c.push(3);
+    let d = game.get_var("list");
+    d.push(4);
+    let e = game.get_var("list");
+    game.set_var("list", [game.card("c1")]);
+    let f = game.get_var("list");
+    game.log(`${a.len()} ${b.len()} ${c.len()} ${d.len()} ${e.len()} ${e[0]} ${type_of(f[0])} ${f[0]}`);
+"#;
+    let (dir, game) = dice_bid_with("var-copies", extra, body);
+    let compiled = log_as_rhai_writes_it(dir, &game);
+    assert!(compiled.contains("1 0 3 3 2 x string c1"), "{compiled}");
+}

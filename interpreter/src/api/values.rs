@@ -47,7 +47,7 @@ fn var_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>) -> Result<Dyn
         return Err(format!("var `{name}` is derived: views compute it with `{}`; call that function instead", f.name));
     }
     crate::reads::note(crate::reads::Part::Var(v, Some(o)));
-    Ok(w.state.vars[v][o].to_dynamic())
+    Ok(w.state.vars[v][o].script_value())
 }
 
 fn var(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<Dynamic> {
@@ -64,9 +64,15 @@ fn set_var_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>, value: Dy
             f.name
         ));
     }
-    let value = w.take_value(&value)?;
-    w.keep(value.approx_bytes(), w.state.vars[v][o].approx_bytes())?;
-    w.state.vars[v][o] = value;
+    let (converted, plain) = w.take_value_plain(&value)?;
+    w.keep(converted.approx_bytes(), w.state.vars[v][o].approx_bytes())?;
+    let slot = &mut w.state.vars[v][o];
+    // Plain data is what the next read would make of the stored value: it is kept as it is.
+    if plain {
+        slot.set_with_script(converted, value);
+    } else {
+        slot.set(converted);
+    }
     Ok(Dynamic::UNIT)
 }
 
