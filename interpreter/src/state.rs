@@ -443,7 +443,7 @@ impl VarSlot {
 
     /// Replaces the value with `value`, whose script form is `script` (plain data equal to
     /// what [`Value::to_dynamic`] makes of `value`; the next read copies it).
-    pub fn set_with_script(&mut self, value: Value, script: rhai::Dynamic) {
+    pub(crate) fn set_with_script(&mut self, value: Value, script: rhai::Dynamic) {
         self.value = value;
         self.script = std::sync::OnceLock::from(script);
     }
