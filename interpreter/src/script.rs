@@ -781,11 +781,12 @@ impl Work {
     }
 
     /// Work on a copy of `st` whose changes will be dropped (a label, a derived value, an
-    /// evaluation), without a log. The copy is made into the buffers of the last one this
-    /// thread gave back ([`Work::give_back_scratch`]), so it allocates little.
+    /// evaluation), without a log and without the pending decision ([`State::copy_for_script`]).
+    /// The copy is made into the buffers of the last one this thread gave back
+    /// ([`Work::give_back_scratch`]), so it allocates little.
     pub(crate) fn scratch_copy(st: &State) -> Work {
         let mut state = SCRATCH.with(std::cell::Cell::take).unwrap_or_else(|| Box::new(State::empty()));
-        State::clone_from(&mut state, st);
+        state.copy_for_script(st);
         Work::new(state, false)
     }
 

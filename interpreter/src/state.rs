@@ -195,7 +195,7 @@ impl Clone for ZoneSlot {
 
 /// A choosable option of a pending decision. Sixteen bytes: the rare large options are boxed,
 /// so option lists of components (most decisions) are cheap to build, move and copy.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Debug, Serialize)]
 pub enum Choice {
     /// A component (options `from` a zone).
     Component(u32),
@@ -205,6 +205,29 @@ pub enum Choice {
     Subset(Box<SubsetChoice>),
     /// An option produced by a script.
     Scripted(Box<ScriptedChoice>),
+}
+
+impl Clone for Choice {
+    fn clone(&self) -> Self {
+        match self {
+            Choice::Component(i) => Choice::Component(*i),
+            Choice::Add(i) => Choice::Add(*i),
+            Choice::Subset(s) => Choice::Subset(s.clone()),
+            Choice::Scripted(s) => Choice::Scripted(s.clone()),
+        }
+    }
+
+    /// Copies a scripted option into the box already there (restoring a snapshot).
+    fn clone_from(&mut self, source: &Self) {
+        match (self, source) {
+            (Choice::Scripted(to), Choice::Scripted(from)) => {
+                to.id.clone_from(&from.id);
+                to.label.clone_from(&from.label);
+                to.value.clone_from(&from.value);
+            }
+            (to, from) => *to = from.clone(),
+        }
+    }
 }
 
 impl Choice {
@@ -241,7 +264,7 @@ pub struct ScriptedChoice {
 }
 
 /// A decision waiting for answers.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Pending {
     /// Decision index.
     pub decision: usize,
@@ -258,6 +281,31 @@ pub struct Pending {
     /// For a `subset` decision: the set each listed player has built so far (else empty).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub building: Vec<Vec<u32>>,
+}
+
+impl Clone for Pending {
+    fn clone(&self) -> Self {
+        Pending {
+            decision: self.decision,
+            commit: self.commit,
+            players: self.players.clone(),
+            options: self.options.clone(),
+            chosen: self.chosen.clone(),
+            ctx: self.ctx.clone(),
+            building: self.building.clone(),
+        }
+    }
+
+    /// Copies into the buffers already there (restoring a snapshot in a search).
+    fn clone_from(&mut self, source: &Self) {
+        self.decision = source.decision;
+        self.commit = source.commit;
+        self.players.clone_from(&source.players);
+        self.options.clone_from(&source.options);
+        self.chosen.clone_from(&source.chosen);
+        self.ctx.clone_from(&source.ctx);
+        self.building.clone_from(&source.building);
+    }
 }
 
 impl Pending {
@@ -628,6 +676,23 @@ impl Clone for State {
             };
         }
         state_fields!(each, self, source);
+    }
+}
+
+impl State {
+    /// Copies `source` into this state's buffers for a script run on the side (a label, a
+    /// derived value, an evaluation): everything but the pending decision, which no script
+    /// can read, and whose options (one per answer) would make the copy as long as the list.
+    pub(crate) fn copy_for_script(&mut self, source: &State) {
+        macro_rules! each {
+            ($a:ident, $b:ident; $($f:ident),*) => {
+                $(if stringify!($f) != "pending" {
+                    $a.$f.clone_from(&$b.$f);
+                })*
+            };
+        }
+        state_fields!(each, self, source);
+        self.pending = None;
     }
 }
 
@@ -1084,5 +1149,63 @@ mod tests {
                 assert_eq!(text(&copy), text(source));
             }
         }
+    }
+
+    #[test]
+    fn copying_into_any_pending_decision_gives_the_source() {
+        let scripted = |id: &str, label: Option<&str>, v: i64| {
+            Choice::Scripted(Box::new(ScriptedChoice {
+                id: id.into(),
+                label: label.map(Into::into),
+                value: crate::value::PlainScriptValue::new(rhai::Dynamic::from_int(v)).expect("plain"),
+            }))
+        };
+        let subset = Choice::Subset(Box::new(SubsetChoice { id: "a+b".into(), cards: vec![0, 1] }));
+        let pending = |options: Vec<Choice>, chosen: Option<usize>| Pending {
+            decision: options.len(),
+            commit: chosen.is_some(),
+            players: vec![0, 1],
+            options: vec![options.clone(), options],
+            chosen: vec![chosen, None],
+            ctx: Value::Str("c".into()),
+            building: Vec::new(),
+        };
+        let all = [
+            pending(vec![Choice::Component(3), Choice::Add(4), subset.clone()], None),
+            pending(vec![scripted("x", None, 1), scripted("long id", Some("X"), 2)], Some(1)),
+            pending(vec![scripted("y", Some("Y"), 3), Choice::Component(1)], Some(0)),
+            pending(Vec::new(), None),
+        ];
+        let text = |p: &Pending| serde_json::to_string(p).expect("a pending decision serializes");
+        for target in &all {
+            for source in &all {
+                let mut copy = target.clone();
+                copy.clone_from(source);
+                assert_eq!(text(&copy), text(source));
+            }
+        }
+    }
+
+    #[test]
+    fn a_copy_for_a_script_is_the_state_without_its_pending_decision() {
+        let mut source = State::empty();
+        source.players = 3;
+        source.current = 2;
+        source.tracks = vec![vec![1, 2, 3]];
+        source.pending = Some(Pending {
+            decision: 0,
+            commit: false,
+            players: vec![2],
+            options: vec![vec![Choice::Component(0)]],
+            chosen: vec![None],
+            ctx: Value::Unit,
+            building: Vec::new(),
+        });
+        let mut copy = State::empty();
+        copy.copy_for_script(&source);
+        assert!(copy.pending.is_none());
+        source.pending = None;
+        let text = |s: &State| serde_json::to_string(s).expect("a state serializes");
+        assert_eq!(text(&copy), text(&source));
     }
 }
