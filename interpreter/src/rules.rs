@@ -465,6 +465,8 @@ pub struct GraphInfo {
 pub(crate) struct GraphScript {
     nodes: Vec<rhai::Dynamic>,
     edges: Vec<rhai::Dynamic>,
+    node_ids: rhai::Array,
+    edge_ids: rhai::Array,
 }
 
 impl GraphInfo {
@@ -472,7 +474,19 @@ impl GraphInfo {
         crate::per_thread::this_thread(&self.script).get_or_init(|| GraphScript {
             nodes: self.nodes.iter().map(|n| n.props.to_dynamic()).collect(),
             edges: self.edges.iter().map(|e| e.props.to_dynamic()).collect(),
+            node_ids: self.nodes.iter().map(|n| n.id.as_str().into()).collect(),
+            edge_ids: self.edges.iter().map(|e| e.id.as_str().into()).collect(),
         })
+    }
+
+    /// Every node's id, in declaration order, as a script list.
+    pub(crate) fn node_ids(&self) -> rhai::Array {
+        self.script().node_ids.clone()
+    }
+
+    /// Every edge's id, in declaration order, as a script list.
+    pub(crate) fn edge_ids(&self) -> rhai::Array {
+        self.script().edge_ids.clone()
     }
 
     /// Node `i`'s properties as a script value.

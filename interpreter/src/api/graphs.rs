@@ -5,7 +5,8 @@ use super::{reg, reg_files};
 use crate::script::GameHandle;
 use rhai::Array;
 
-/// Registers `nodes`, `node`, `edges`, `edge`, `edges_at`, `other_end` and `distance`.
+/// Registers `nodes`, `node_ids`, `node`, `edges`, `edge_ids`, `edge`, `edges_at`,
+/// `other_end` and `distance`.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Graphs (static: nodes and edges as maps with their properties).
     reg_files!(
@@ -14,6 +15,13 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "A graph's nodes as maps (id and properties), in declaration order.",
         &["game: Game", "graph: &str", "Array"],
         |h: &mut GameHandle, g: &str| { h.with(|r, _| Ok(r.graph(g)?.node_values())) }
+    );
+    reg_files!(
+        engine,
+        "node_ids",
+        "A graph's node ids, in declaration order (cheaper than `nodes` when the ids are all a script needs).",
+        &["game: Game", "graph: &str", "Array"],
+        |h: &mut GameHandle, g: &str| { h.with(|r, _| Ok(r.graph(g)?.node_ids())) }
     );
     reg_files!(
         engine,
@@ -33,6 +41,13 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "A graph's edges as maps (id, from, to and properties).",
         &["game: Game", "graph: &str", "Array"],
         |h: &mut GameHandle, g: &str| { h.with(|r, _| Ok(r.graph(g)?.edge_values())) }
+    );
+    reg_files!(
+        engine,
+        "edge_ids",
+        "A graph's edge ids, in declaration order (cheaper than `edges` when the ids are all a script needs).",
+        &["game: Game", "graph: &str", "Array"],
+        |h: &mut GameHandle, g: &str| { h.with(|r, _| Ok(r.graph(g)?.edge_ids())) }
     );
     reg_files!(
         engine,
