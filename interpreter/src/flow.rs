@@ -334,7 +334,12 @@ impl Game {
                     let (id, labelled) = value.option_id_and_label(&mut label);
                     let Some(id) = id else {
                         let value = value.to_value();
-                        return Err(self.returned(&f.name, format!("returned an option without an `id`: {value}")));
+                        return Err(self.returned(
+                            &f.name,
+                            format!(
+                                "returned an option without an `id`: {value} (an option is a map with an `id`, a string or an integer)"
+                            ),
+                        ));
                     };
                     // Without a `label` of its own, the option is labelled by the decision's
                     // `label_by` script or template when someone reads the label (not now),
@@ -607,7 +612,7 @@ impl Game {
         match (&s.label, &d.label_by, &d.label) {
             (Some(label), _, _) => Ok(label.clone()),
             (None, Some(f), _) => self.label_by(st, asked, f, s),
-            (None, None, Some(t)) if s.value.is_map() => {
+            (None, None, Some(t)) => {
                 Ok(crate::value::fill_template_by(t, &s.id, |key, out| s.value.write_entry(key, out)))
             }
             (None, None, _) => Ok(s.id.clone()),

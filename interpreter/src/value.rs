@@ -292,11 +292,11 @@ impl PlainScriptValue {
         text_or_number(self.0.read_lock::<rhai::Map>()?.get(key)?)
     }
 
-    /// An option's id (its entry `id`, a string or an integer, as text; `None` without one)
-    /// and whether it has a `label`, then written into `label`: both read with the map
-    /// looked at once.
+    /// An option's id and whether it has a `label`, then written into `label`. A map's id is
+    /// its entry `id` (a string or an integer, as text; `None` without one), read with the
+    /// map looked at once; a bare string or integer is its own id, without a label.
     pub(crate) fn option_id_and_label(&self, label: &mut String) -> (Option<String>, bool) {
-        let Some(map) = self.0.read_lock::<rhai::Map>() else { return (None, false) };
+        let Some(map) = self.0.read_lock::<rhai::Map>() else { return (text_or_number(&self.0), false) };
         let id = map.get("id").and_then(text_or_number);
         let labelled = map.get("label").is_some_and(|v| {
             write_text(v, label);

@@ -546,6 +546,21 @@ fn scripted_options_take_the_decisions_label_script() {
     assert_eq!(labels(&s, 0)[2], "buy-2=2 goods for 4 coins at the market");
 }
 
+/// games/README.md, "Options scripts": an option listed as a bare string or integer is its own
+/// id; `label_by` labels it; anything else that is no map (a flag here) is refused with what an
+/// option may be. The fixture's scenario plays the options through.
+#[test]
+fn bare_options_are_their_own_ids_and_other_values_are_refused() {
+    let game = load("tests/fixtures/bare-options", &[], &[]);
+    let s = game.start(2, 1).unwrap();
+    let listed: Vec<String> = s.options(0).into_iter().map(|o| format!("{}={}", o.id, o.label)).collect();
+    assert_eq!(listed, ["left=go left", "right=go right", "3=wait 3 turns"]);
+    let game = load("tests/fixtures/bare-options", &[], &[("broken", "1")]);
+    let Err(e) = game.start(2, 1) else { panic!("a flag listed as an option must be refused") };
+    let e = e.to_string();
+    assert!(e.contains("pick_options") && e.contains("an option is a map with an `id`, a string or an integer"), "{e}");
+}
+
 /// A label script that returns something other than a string: a logged game stops at the
 /// answer with an error that names the script and changes nothing; a screen shows the option's
 /// id and why; a game without a log never reads labels, so it never calls the script.
