@@ -684,6 +684,7 @@ impl State {
     /// derived value, an evaluation): everything but the pending decision, which no script
     /// can read, and whose options (one per answer) would make the copy as long as the list.
     pub(crate) fn copy_for_script(&mut self, source: &State) {
+        // Every field `state_fields!` names (so a new field is copied too), but `pending`.
         macro_rules! each {
             ($a:ident, $b:ident; $($f:ident),*) => {
                 $(if stringify!($f) != "pending" {
@@ -694,9 +695,7 @@ impl State {
         state_fields!(each, self, source);
         self.pending = None;
     }
-}
 
-impl State {
     /// A seat has answered a decision: what was shown to the table before leaves its view.
     pub fn seat_answered(&mut self, seat: usize) {
         if self.shown.is_empty() {

@@ -272,11 +272,6 @@ impl PlainScriptValue {
         self.0.read_lock::<rhai::Map>()?.get(key).map(|v| PlainScriptValue(v.clone()))
     }
 
-    /// Whether this is a map.
-    pub fn is_map(&self) -> bool {
-        self.0.is_map()
-    }
-
     /// Writes entry `key` (if this is a map that has one) as the text of the [`Value`] it
     /// equals onto the end of `out`, and says whether there was one.
     pub fn write_entry(&self, key: &str, out: &mut String) -> bool {
@@ -284,12 +279,6 @@ impl PlainScriptValue {
         let Some(v) = map.get(key) else { return false };
         write_text(v, out);
         true
-    }
-
-    /// Entry `key`, if this is a map whose entry is a string or an integer, as text (an
-    /// option's id).
-    pub fn text_or_number(&self, key: &str) -> Option<String> {
-        text_or_number(self.0.read_lock::<rhai::Map>()?.get(key)?)
     }
 
     /// An option's id and whether it has a `label`, then written into `label`. A map's id is
@@ -422,12 +411,31 @@ mod tests {
         assert_eq!(plain.get("inner").and_then(|i| i.get("n")).and_then(|n| n.as_int()), Some(3));
         assert_eq!(plain.get("id").map(|v| v.to_value()), Some(Value::Str("x-1".into())));
         assert!(plain.get("missing").is_none());
-        assert_eq!(plain.text_or_number("id").as_deref(), Some("x-1"));
-        assert_eq!(plain.get("inner").and_then(|i| i.text_or_number("n")).as_deref(), Some("3"));
-        for not_an_id in ["on", "none", "list", "inner", "missing"] {
-            assert_eq!(plain.text_or_number(not_an_id), None, "{not_an_id}");
-        }
         assert_eq!(PlainScriptValue::from(&value).to_value(), value);
+    }
+
+    #[test]
+    fn an_option_is_a_map_with_an_id_or_a_bare_string_or_integer() {
+        let id_and_label = |d: Dynamic| {
+            let mut label = String::new();
+            let (id, labelled) = PlainScriptValue::new(d).expect("plain data").option_id_and_label(&mut label);
+            (id, labelled.then_some(label))
+        };
+        assert_eq!(id_and_label(plain_map()), (Some("x-1".to_string()), None));
+        let mut labelled = rhai::Map::new();
+        labelled.insert("id".into(), Dynamic::from_int(4));
+        labelled.insert("label".into(), Dynamic::from("four"));
+        assert_eq!(id_and_label(Dynamic::from_map(labelled)), (Some("4".to_string()), Some("four".to_string())));
+        assert_eq!(id_and_label(Dynamic::from("A")), (Some("A".to_string()), None));
+        assert_eq!(id_and_label(Dynamic::from_int(7)), (Some("7".to_string()), None));
+        // No id: a map without one (or whose `id` is no string or integer), a flag, a list.
+        let mut no_id = rhai::Map::new();
+        no_id.insert("id".into(), Dynamic::from_bool(true));
+        for d in
+            [Dynamic::from_map(rhai::Map::new()), Dynamic::from_map(no_id), Dynamic::TRUE, Dynamic::from_array(vec![])]
+        {
+            assert_eq!(id_and_label(d.clone()), (None, None), "{d}");
+        }
     }
 
     #[test]
