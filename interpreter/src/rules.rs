@@ -467,6 +467,8 @@ pub(crate) struct GraphScript {
     edges: Vec<rhai::Dynamic>,
     node_ids: rhai::Array,
     edge_ids: rhai::Array,
+    /// The ids of the edges at each node (as `incident`).
+    edge_ids_at: Vec<rhai::Array>,
 }
 
 impl GraphInfo {
@@ -476,7 +478,18 @@ impl GraphInfo {
             edges: self.edges.iter().map(|e| e.props.to_dynamic()).collect(),
             node_ids: self.nodes.iter().map(|n| n.id.as_str().into()).collect(),
             edge_ids: self.edges.iter().map(|e| e.id.as_str().into()).collect(),
+            edge_ids_at: self
+                .incident
+                .iter()
+                .map(|at| at.iter().map(|e| self.edges[*e].id.as_str().into()).collect())
+                .collect(),
         })
+    }
+
+    /// The ids of the edges at node `i` (leaving it, for a directed graph), in declaration
+    /// order, as a script list.
+    pub(crate) fn edge_ids_at(&self, i: usize) -> rhai::Array {
+        self.script().edge_ids_at[i].clone()
     }
 
     /// Every node's id, in declaration order, as a script list.

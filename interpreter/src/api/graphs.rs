@@ -6,7 +6,7 @@ use crate::script::GameHandle;
 use rhai::Array;
 
 /// Registers `nodes`, `node_ids`, `node`, `edges`, `edge_ids`, `edge`, `edges_at`,
-/// `other_end` and `distance`.
+/// `edge_ids_at`, `other_end` and `distance`.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Graphs (static: nodes and edges as maps with their properties).
     reg_files!(
@@ -70,6 +70,18 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
             h.with(|r, _| {
                 let graph = r.graph(g)?;
                 Ok(graph.incident[graph.node(node)?].iter().map(|e| graph.edge_value(*e)).collect::<Array>())
+            })
+        }
+    );
+    reg_files!(
+        engine,
+        "edge_ids_at",
+        "The ids of the edges touching a node (leaving it, for a directed graph), in declaration order (cheaper than `edges_at` when the ids are all a script needs).",
+        &["game: Game", "graph: &str", "node: &str", "Array"],
+        |h: &mut GameHandle, g: &str, node: &str| {
+            h.with(|r, _| {
+                let graph = r.graph(g)?;
+                Ok(graph.edge_ids_at(graph.node(node)?))
             })
         }
     );
