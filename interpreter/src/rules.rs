@@ -210,7 +210,7 @@ pub enum OptionSource {
         /// Filter predicate.
         filter: Option<FnRef>,
     },
-    /// A script that returns option maps.
+    /// A script that returns the options: maps with an `id`, or bare strings and integers.
     Script(FnRef),
 }
 
