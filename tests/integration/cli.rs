@@ -20,6 +20,27 @@ fn with_input(args: &[&str], input: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Brief, non-negotiable 4 (never a panic): a game played into a pipe whose reader has gone
+/// (`rulebook play ... | head`) ends at its next line without a panic, as Unix tools do.
+#[test]
+fn play_ends_quietly_when_its_output_pipe_closes() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
+        .args(["play", "games/goofspiel", "--players", "2", "--seed", "1"])
+        .current_dir(crate::root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes before the game reads its first line, so a line it prints after that
+    // finds the pipe closed. The game may already be gone when the input is written.
+    drop(child.stdout.take());
+    let _ = child.stdin.take().unwrap().write_all(b"view\nview\nquit\n");
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
 fn text(o: &[u8]) -> String {
     String::from_utf8_lossy(o).into_owned()
 }

@@ -63,9 +63,24 @@ fn completions(args: &cli::CompletionsArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A command whose output goes into a reader that stops early (`rulebook play ... | head`) ends
+/// quietly at its next line, as Unix tools do, instead of panicking in `println!`: SIGPIPE gets
+/// back its default action, which Rust's runtime sets to "ignore". Not for `serve`, whose
+/// sockets must outlive a browser that goes away.
+fn end_quietly_when_the_output_closes() {
+    #[cfg(unix)]
+    // SAFETY: called before any other thread starts; it only sets a signal's disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let (args, vs) = cli::split_vs(std::env::args().collect());
     let mut cli = cli::Cli::parse_from(args);
+    if !matches!(cli.command, cli::Command::Serve(_)) {
+        end_quietly_when_the_output_closes();
+    }
     if let (cli::Command::Balance(b), Some(words)) = (&mut cli.command, vs) {
         match cli::parse_vs(&b.game.game, &words) {
             Ok((g, seed)) => {
