@@ -362,6 +362,40 @@ fn serve_refuses_bad_messages_and_keeps_the_table_and_the_server() {
     replay_ok(&transcript, "bad-messages-replay");
 }
 
+/// The lobby offers a variant's own parameters when the variant is chosen: the games list
+/// names, per variant, the parameters it declares or changes (Flaschenteufel's Lopaka deals
+/// `hand_size` cards, a parameter the base game does not have), and a table with the variant
+/// may set them.
+#[test]
+fn serve_lists_the_parameters_a_variant_adds_and_a_table_sets_them() {
+    let server = TestServer::start("variant-params");
+    let (_, games) = server.get("/api/games");
+    let games: Vec<Value> = serde_json::from_str(&games).unwrap();
+    let game = games.iter().find(|g| g["name"] == "flaschenteufel").unwrap();
+    let names = |list: &Value| -> Vec<String> {
+        list.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap().to_string()).collect()
+    };
+    assert!(!names(&game["params"]).contains(&"hand_size".to_string()), "{game}");
+    let lopaka = game["variants"].as_array().unwrap().iter().find(|v| v["name"] == "lopaka").unwrap();
+    assert_eq!(names(&lopaka["params"]), ["hand_size"], "{lopaka}");
+    assert_eq!(lopaka["params"][0]["default"], 11);
+    assert_eq!((&lopaka["min_players"], &lopaka["max_players"]), (&json!(2), &json!(2)), "{lopaka}");
+    // A parameter the variant leaves as the game has it is not listed again.
+    let goofspiel = games.iter().find(|g| g["name"] == "goofspiel").unwrap();
+    for v in goofspiel["variants"].as_array().unwrap() {
+        for p in v["params"].as_array().unwrap() {
+            assert!(!goofspiel["params"].as_array().unwrap().contains(p), "{v}");
+        }
+    }
+    let created = server.create(json!({
+        "game": "flaschenteufel", "players": 2, "variants": ["lopaka"], "options": {"hand_size": 9}, "bots": 1
+    }));
+    assert!(created["seats"][0]["link"].as_str().unwrap().contains("/t/"), "{created}");
+    let (status, text) = server
+        .post("/api/tables", &json!({"game": "flaschenteufel", "players": 2, "options": {"hand_size": 9}}).to_string());
+    assert_eq!(status, 400, "without the variant the parameter is unknown: {text}");
+}
+
 #[test]
 fn serve_refuses_bad_table_requests() {
     let server = TestServer::start("bad-requests");

@@ -23,7 +23,7 @@ pub struct GameEntry {
     /// Most seats.
     pub max_players: usize,
     /// Its variants.
-    pub variants: Vec<NamedText>,
+    pub variants: Vec<VariantEntry>,
     /// Its parameters.
     pub params: Vec<ParamEntry>,
     /// Why it does not load, if it does not.
@@ -31,17 +31,25 @@ pub struct GameEntry {
     pub error: Option<String>,
 }
 
-/// A variant: its name and what it does.
+/// A variant: its name, what it does, and the parameters it declares or changes (the lobby
+/// offers them when the variant is chosen).
 #[derive(Clone, Debug, Serialize)]
-pub struct NamedText {
+pub struct VariantEntry {
     /// Name.
     pub name: String,
     /// Description.
     pub description: String,
+    /// The parameters of the game with this variant that the game without it does not have,
+    /// or has otherwise (another default, bounds or description).
+    pub params: Vec<ParamEntry>,
+    /// Fewest seats with this variant (Flaschenteufel's two-player variants change them).
+    pub min_players: usize,
+    /// Most seats with this variant.
+    pub max_players: usize,
 }
 
 /// A parameter a table may set.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ParamEntry {
     /// Name.
     pub name: String,
@@ -99,28 +107,34 @@ impl Catalog {
         match self.load(&name, &[], &[]) {
             Ok(game) => {
                 let r = &game.rules;
+                let params = param_entries(&game);
+                let variants = r
+                    .available_variants
+                    .iter()
+                    .map(|v| {
+                        // A variant that does not load alone offers nothing more: the table's
+                        // request then says why.
+                        let with = self.load(&name, std::slice::from_ref(&v.name), &[]).ok();
+                        let seats = |f: fn(&Game) -> usize| with.as_deref().map_or(f(&game), f);
+                        VariantEntry {
+                            name: v.name.clone(),
+                            description: v.description.clone(),
+                            params: with
+                                .as_deref()
+                                .map(|with| param_entries(with).into_iter().filter(|p| !params.contains(p)).collect())
+                                .unwrap_or_default(),
+                            min_players: seats(|g| g.rules.min_players),
+                            max_players: seats(|g| g.rules.max_players),
+                        }
+                    })
+                    .collect();
                 GameEntry {
                     title: r.title.clone(),
                     description: r.description.clone(),
                     min_players: r.min_players,
                     max_players: r.max_players,
-                    variants: r
-                        .available_variants
-                        .iter()
-                        .map(|v| NamedText { name: v.name.clone(), description: v.description.clone() })
-                        .collect(),
-                    params: r
-                        .params
-                        .iter()
-                        .map(|(k, p)| ParamEntry {
-                            name: k.clone(),
-                            default: p.value.clone(),
-                            description: p.description.clone(),
-                            min: p.min,
-                            max: p.max,
-                            choices: p.choices.clone(),
-                        })
-                        .collect(),
+                    variants,
+                    params,
                     error: None,
                     name,
                 }
@@ -164,4 +178,20 @@ impl Catalog {
         let mut cache = self.loaded.lock().map_err(|_| "the game cache is broken")?;
         Ok(cache.entry(key).or_insert(game).clone())
     }
+}
+
+/// The parameters a table of `game` may set, in declaration order.
+fn param_entries(game: &Game) -> Vec<ParamEntry> {
+    game.rules
+        .params
+        .iter()
+        .map(|(k, p)| ParamEntry {
+            name: k.clone(),
+            default: p.value.clone(),
+            description: p.description.clone(),
+            min: p.min,
+            max: p.max,
+            choices: p.choices.clone(),
+        })
+        .collect()
 }

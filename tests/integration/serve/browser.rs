@@ -245,6 +245,25 @@ fn serve_browser_draws_every_bundled_game() {
         assert!(started.elapsed() < Duration::from_secs(20), "the lobby lists no games");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // Choosing a variant offers its own parameters; a typed value stays while it is offered.
+    let offered = page.js(
+        "const g = document.getElementById('game'); g.value = 'flaschenteufel'; g.dispatchEvent(new Event('change')); \
+         const names = () => [...document.querySelectorAll('#params [data-param]')].map((i) => i.dataset.param); \
+         const box = document.querySelector('#variants input[value=lopaka]'); \
+         const before = names(); box.click(); const with_it = names(); \
+         const seats = document.querySelectorAll('.seat').length; \
+         document.querySelector('[data-param=target]').value = '7'; box.click(); box.click(); \
+         const kept = document.querySelector('[data-param=target]').value; \
+         const dealt = document.querySelector('[data-param=hand_size]').value; box.click(); \
+         return { before, with_it, after: names(), kept, dealt, seats };",
+    );
+    let has = |key: &str| offered[key].as_array().unwrap().iter().any(|p| p == "hand_size");
+    assert!(!has("before") && has("with_it") && !has("after"), "{offered}");
+    assert_eq!(offered["kept"], "7", "{offered}");
+    assert_eq!(offered["dealt"], "11", "{offered}");
+    assert_eq!(offered["seats"], 2, "Lopaka is for two: {offered}");
+    page.js("document.querySelector('#variants input[value=lopaka]').click();");
+    std::fs::write(out.join("lobby-variant.png"), page.screenshot()).unwrap();
     page.js(
         "const g = document.getElementById('game'); g.value = [...g.options].find((o) => o.value.length > 0 && !o.disabled).value; \
          g.dispatchEvent(new Event('change')); \

@@ -23,24 +23,75 @@ function selected() {
   return games.find((g) => g.name === $("game").value);
 }
 
+// The seats a table may have: the game's, or those of the last chosen variant that says
+// otherwise (Flaschenteufel's Lopaka is for two).
+function showPlayers(g) {
+  const chosen = [...$("variants").querySelectorAll("input:checked")].map((box) => box.value);
+  let [min, max] = [g.min_players, g.max_players];
+  for (const v of g.variants.filter((v) => chosen.includes(v.name))) {
+    if (v.min_players !== g.min_players || v.max_players !== g.max_players) [min, max] = [v.min_players, v.max_players];
+  }
+  const players = $("players");
+  players.min = min;
+  players.max = max;
+  const n = Number(players.value);
+  if (!(n >= min && n <= max)) {
+    players.value = Math.max(min, Math.min(2, max));
+    showSeats();
+  }
+}
+
 function showGame() {
   const g = selected();
   if (!g) return;
   $("about").textContent = g.error ? `This game does not load: ${g.error}` : g.description;
-  const players = $("players");
-  players.min = g.min_players;
-  players.max = g.max_players;
-  const n = Number(players.value);
-  if (!(n >= g.min_players && n <= g.max_players)) players.value = Math.max(g.min_players, Math.min(2, g.max_players));
   $("variants").replaceChildren(
     ...g.variants.map((v) =>
-      el("label", { class: "check", title: v.description }, el("input", { type: "checkbox", value: v.name }), ` ${v.name}`,
-        el("small", {}, v.description)),
+      el("label", { class: "check", title: v.description }, el("input", { type: "checkbox", value: v.name, onchange: showVariant }),
+        ` ${v.name}`, el("small", {}, v.description)),
     ),
   );
   $("variants-box").hidden = g.variants.length === 0;
+  $("params").replaceChildren();
+  showParams();
+  showPlayers(g);
+  showSeats();
+}
+
+// A variant chosen or dropped: its parameters and its seats.
+function showVariant() {
+  const g = selected();
+  if (!g) return;
+  showParams();
+  showPlayers(g);
+}
+
+// The parameters a table of the chosen game may set: the game's, then what each chosen
+// variant declares or changes, in the order the variants are listed.
+function chosenParams(g) {
+  const chosen = [...$("variants").querySelectorAll("input:checked")].map((box) => box.value);
+  const list = [...g.params];
+  for (const v of g.variants.filter((v) => chosen.includes(v.name))) {
+    for (const p of v.params) {
+      const at = list.findIndex((x) => x.name === p.name);
+      if (at >= 0) list[at] = p;
+      else list.push(p);
+    }
+  }
+  return list;
+}
+
+// Draws the parameters' inputs; a value someone typed stays while its parameter is offered.
+function showParams() {
+  const g = selected();
+  if (!g) return;
+  const typed = {};
+  for (const input of $("params").querySelectorAll("[data-param]")) {
+    if (String(input.value) !== input.dataset.default) typed[input.dataset.param] = input.value;
+  }
+  const params = chosenParams(g);
   $("params").replaceChildren(
-    ...g.params.map((p) => {
+    ...params.map((p) => {
       let input;
       if (p.choices) {
         input = el("select", { "data-param": p.name },
@@ -54,11 +105,12 @@ function showGame() {
       } else {
         input = el("input", { type: "text", "data-param": p.name, value: String(p.default ?? "") });
       }
+      input.dataset.default = String(p.default ?? "");
+      if (p.name in typed) input.value = typed[p.name];
       return el("label", { title: p.description }, `${p.name} `, input, el("small", {}, p.description));
     }),
   );
-  $("params-box").hidden = g.params.length === 0;
-  showSeats();
+  $("params-box").hidden = params.length === 0;
 }
 
 function showSeats() {
@@ -85,8 +137,7 @@ async function open(event) {
   const request = { game: g.name, players: Number($("players").value), variants: [], options: {}, bot: [] };
   for (const box of $("variants").querySelectorAll("input:checked")) request.variants.push(box.value);
   for (const input of $("params").querySelectorAll("[data-param]")) {
-    const p = g.params.find((x) => x.name === input.dataset.param);
-    if (String(input.value) !== String(p.default)) request.options[p.name] = input.value;
+    if (String(input.value) !== input.dataset.default) request.options[input.dataset.param] = input.value;
   }
   [...$("seats").querySelectorAll(".seat")].forEach((row, i) => {
     const kind = row.querySelector("select").value;
