@@ -42,7 +42,7 @@ pub struct VariantEntry {
     /// The parameters of the game with this variant that the game without it does not have,
     /// or has otherwise (another default, bounds or description).
     pub params: Vec<ParamEntry>,
-    /// Fewest seats with this variant (Flaschenteufel's two-player variants change them).
+    /// Fewest seats with this variant (a two-player variant of a game for more changes them).
     pub min_players: usize,
     /// Most seats with this variant.
     pub max_players: usize,

@@ -24,7 +24,7 @@ function selected() {
 }
 
 // The seats a table may have: the game's, or those of the last chosen variant that says
-// otherwise (Flaschenteufel's Lopaka is for two).
+// otherwise (a two-player variant of a game for more).
 function showPlayers(g) {
   const chosen = [...$("variants").querySelectorAll("input:checked")].map((box) => box.value);
   let [min, max] = [g.min_players, g.max_players];
