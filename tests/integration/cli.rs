@@ -7,15 +7,20 @@ fn rulebook(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rulebook")).args(args).current_dir(crate::root()).output().unwrap()
 }
 
-fn with_input(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
+/// `rulebook ARGS` started with its standard input, output and error piped.
+fn spawn_piped(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_rulebook"))
         .args(args)
         .current_dir(crate::root())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+fn with_input(args: &[&str], input: &str) -> Output {
+    let mut child = spawn_piped(args);
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     child.wait_with_output().unwrap()
 }
@@ -24,14 +29,7 @@ fn with_input(args: &[&str], input: &str) -> Output {
 /// (`rulebook play ... | head`) ends at its next line without a panic, as Unix tools do.
 #[test]
 fn play_ends_quietly_when_its_output_pipe_closes() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rulebook"))
-        .args(["play", "games/goofspiel", "--players", "2", "--seed", "1"])
-        .current_dir(crate::root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&["play", "games/goofspiel", "--players", "2", "--seed", "1"]);
     // The reader goes before the game reads its first line, so a line it prints after that
     // finds the pipe closed. The game may already be gone when the input is written.
     drop(child.stdout.take());
