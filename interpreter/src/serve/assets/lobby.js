@@ -23,12 +23,17 @@ function selected() {
   return games.find((g) => g.name === $("game").value);
 }
 
+// The variants of `g` ticked now, in the order they are listed.
+function chosenVariants(g) {
+  const ticked = [...$("variants").querySelectorAll("input:checked")].map((box) => box.value);
+  return g.variants.filter((v) => ticked.includes(v.name));
+}
+
 // The seats a table may have: the game's, or those of the last chosen variant that says
 // otherwise (a two-player variant of a game for more).
 function showPlayers(g) {
-  const chosen = [...$("variants").querySelectorAll("input:checked")].map((box) => box.value);
   let [min, max] = [g.min_players, g.max_players];
-  for (const v of g.variants.filter((v) => chosen.includes(v.name))) {
+  for (const v of chosenVariants(g)) {
     if (v.min_players !== g.min_players || v.max_players !== g.max_players) [min, max] = [v.min_players, v.max_players];
   }
   const players = $("players");
@@ -69,9 +74,8 @@ function showVariant() {
 // The parameters a table of the chosen game may set: the game's, then what each chosen
 // variant declares or changes, in the order the variants are listed.
 function chosenParams(g) {
-  const chosen = [...$("variants").querySelectorAll("input:checked")].map((box) => box.value);
   const list = [...g.params];
-  for (const v of g.variants.filter((v) => chosen.includes(v.name))) {
+  for (const v of chosenVariants(g)) {
     for (const p of v.params) {
       const at = list.findIndex((x) => x.name === p.name);
       if (at >= 0) list[at] = p;
