@@ -291,7 +291,7 @@ impl Game {
                     }
                 }
                 match &d.subset {
-                    Some(spec) => self.subset_step(work, &d.name, spec, player, &out, building, ctx),
+                    Some(spec) => self.subset_step(work, decision, spec, player, &out, building, ctx),
                     None => Ok(out),
                 }
             }
@@ -374,19 +374,23 @@ impl Game {
     fn subset_step(
         &self,
         work: &mut Work,
-        name: &str,
+        decision: usize,
         spec: &Subset,
         player: usize,
         candidates: &[Choice],
         building: &[u32],
         ctx: &Value,
     ) -> Result<Vec<Choice>, PlayError> {
+        let name = &self.rules.decisions[decision].name;
         let fail = |e: String| PlayError::Rule(format!("decision `{name}` for {}: {e}", self.rules.seat_name(player)));
         let st = &work.state;
         let cands: Vec<Candidate<'_>> = candidates
             .iter()
             .filter_map(Choice::component)
-            .map(|i| Candidate { idx: i, props: &st.components.list[i as usize].props })
+            .map(|i| {
+                let c = &st.components.list[i as usize];
+                Candidate { idx: i, props: &c.props, rank: c.run_rank(decision) }
+            })
             .collect();
         let mut chosen = Vec::with_capacity(building.len() + 1);
         for b in building {

@@ -38,6 +38,12 @@ pub struct Component {
     /// for the other zones; empty when no zone has one), made once.
     #[serde(skip)]
     shown_in_zone: Vec<Option<Arc<CardView>>>,
+    /// The component's place in the run of each `subset` decision with `consecutive`, by
+    /// decision index (`None` where it has no place in it, or the decision no run; empty when
+    /// no decision has one), worked out once: a subset decision ranks its candidates at every
+    /// step.
+    #[serde(skip)]
+    run_ranks: Vec<Option<i64>>,
 }
 
 /// A component as a viewer sees it.
@@ -89,13 +95,28 @@ impl Component {
             script: Arc::default(),
             shown: Arc::default(),
             shown_in_zone: Vec::new(),
+            run_ranks: Vec::new(),
         };
         c.refresh(rules);
         c
     }
 
-    /// Fills in the label, the script values and the view from the properties.
+    /// The component's place in the run of decision `decision`'s `subset`, worked out when
+    /// its properties were set (`None` if it has none there: [`crate::subset::rank`] says why).
+    pub fn run_rank(&self, decision: usize) -> Option<i64> {
+        self.run_ranks.get(decision).copied().flatten()
+    }
+
+    /// Fills in the label, the script values, the view and the run ranks from the properties.
     fn refresh(&mut self, rules: &Rules) {
+        self.run_ranks.clear();
+        if rules.decisions.iter().any(|d| d.subset.as_ref().is_some_and(|s| s.consecutive.is_some())) {
+            let props = &self.props;
+            self.run_ranks.extend(rules.decisions.iter().map(|d| {
+                let (prop, order) = d.subset.as_ref()?.consecutive.as_ref()?;
+                crate::subset::rank(props, prop, order.as_deref()).ok()
+            }));
+        }
         self.label = self.fill_label(rules);
         let kind = &rules.component_types[self.kind].name;
         self.script = Arc::new(ScriptValues {
@@ -952,16 +973,28 @@ impl State {
 
     /// Removes a component from wherever it is.
     pub fn take(&mut self, idx: u32) {
+        self.take_from_place(idx);
+    }
+
+    /// [`State::take`], saying whether the component lay on top of its place (`false` when
+    /// it lay nowhere).
+    fn take_from_place(&mut self, idx: u32) -> bool {
         let (z, o) = self.location[idx as usize];
         if (z, o) == NOWHERE {
-            return;
+            return false;
         }
+        self.location[idx as usize] = NOWHERE;
         let cards = &mut self.zones[z as usize][o as usize].cards;
         crate::alloc::charge(cards.len());
+        // Mostly the top one (a deck drawn from, a card just laid): taken without a shift.
+        if cards.last() == Some(&idx) {
+            cards.pop();
+            return true;
+        }
         if let Some(pos) = cards.iter().rposition(|c| *c == idx) {
             cards.remove(pos);
         }
-        self.location[idx as usize] = NOWHERE;
+        false
     }
 
     /// Takes a component out of play: it leaves its zone and lies nowhere (a move brings it
@@ -994,8 +1027,7 @@ impl State {
     /// either refuses or pushes its first component out, per the zone's declaration.
     pub fn put(&mut self, rules: &Rules, idx: u32, zone: usize, owner: usize) -> Result<(), String> {
         let from = self.location[idx as usize];
-        let from_top = from != NOWHERE && self.zones[from.0 as usize][from.1 as usize].cards.last() == Some(&idx);
-        self.take(idx);
+        let from_top = self.take_from_place(idx);
         let info = &rules.zones[zone];
         if let Some(cap) = info.capacity.as_ref().map(|c| c.get(&rules.params, self.players).max(0) as usize) {
             if self.zones[zone][owner].cards.len() >= cap {

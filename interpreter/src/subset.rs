@@ -15,6 +15,9 @@ pub struct Candidate<'a> {
     pub idx: u32,
     /// Component properties.
     pub props: &'a crate::value::ValueMap,
+    /// Its place in the run, when already known ([`crate::state::Component::run_rank`]);
+    /// else it is worked out from `props`.
+    pub rank: Option<i64>,
 }
 
 /// The candidates of one decision with what the checks need precomputed.
@@ -28,6 +31,9 @@ pub struct Pool<'s, 'a> {
     /// The lowest rank, when every rank fits in 64 places above it: a set's ranks are then
     /// one bit mask (no list to build and sort at each step of a search).
     bits_from: Option<i64>,
+    /// With `bits_from`: the ranks the candidates have, as a mask (worked out once: every
+    /// check of the decision's step asks it).
+    rank_bits: u64,
 }
 
 impl<'s, 'a> Pool<'s, 'a> {
@@ -35,7 +41,9 @@ impl<'s, 'a> Pool<'s, 'a> {
     pub fn new(spec: &'s Subset, cands: &'s [Candidate<'a>]) -> Result<Self, String> {
         let ranks = match &spec.consecutive {
             Some((prop, order)) => {
-                Some(cands.iter().map(|c| rank(c, prop, order.as_deref())).collect::<Result<Vec<_>, _>>()?)
+                let known_or_worked_out =
+                    |c: &Candidate<'_>| c.rank.map_or_else(|| rank(c.props, prop, order.as_deref()), Ok);
+                Some(cands.iter().map(known_or_worked_out).collect::<Result<Vec<_>, _>>()?)
             }
             None => None,
         };
@@ -47,7 +55,11 @@ impl<'s, 'a> Pool<'s, 'a> {
             let (lo, hi) = (r.iter().min().copied().unwrap_or(0), r.iter().max().copied().unwrap_or(0));
             (hi.checked_sub(lo)? < 64).then_some(lo)
         });
-        Ok(Pool { spec, cands, ranks, walk, bits_from })
+        let rank_bits = match (&ranks, bits_from) {
+            (Some(r), Some(lo)) => r.iter().fold(0u64, |b, rank| b | 1 << (rank - lo)),
+            _ => 0,
+        };
+        Ok(Pool { spec, cands, ranks, walk, bits_from, rank_bits })
     }
 
     /// Whether the set (candidate positions) meets every declared constraint.
@@ -101,7 +113,7 @@ impl<'s, 'a> Pool<'s, 'a> {
         }
         let (ranks, from) = (self.ranks.as_ref()?, self.bits_from?);
         let bit = |i: usize| 1u64 << (ranks[i] - from);
-        let have = (0..self.cands.len()).fold(0u64, |b, i| b | bit(i));
+        let have = self.rank_bits;
         let chosen = set.iter().fold(0u64, |b, i| b | bit(*i));
         let least = self.spec.min.max(1);
         // The candidates of a block of ranks.
@@ -218,9 +230,10 @@ fn block_at(mask: u64, at: u32) -> u64 {
     up | down
 }
 
-/// A candidate's place in the run: its integer value, or the position of its value in `order`.
-fn rank(c: &Candidate<'_>, prop: &str, order: Option<&[Value]>) -> Result<i64, String> {
-    let v = c.props.get(prop).ok_or_else(|| format!("a subset runs by `{prop}`, but a candidate has no `{prop}`"))?;
+/// A component's place in a run by `prop`: its integer value, or the position of its value in
+/// `order`.
+pub fn rank(props: &crate::value::ValueMap, prop: &str, order: Option<&[Value]>) -> Result<i64, String> {
+    let v = props.get(prop).ok_or_else(|| format!("a subset runs by `{prop}`, but a candidate has no `{prop}`"))?;
     match order {
         Some(order) => order
             .iter()
@@ -250,7 +263,7 @@ mod tests {
     }
 
     fn cands(props: &[crate::value::ValueMap]) -> Vec<Candidate<'_>> {
-        props.iter().enumerate().map(|(i, p)| Candidate { idx: i as u32, props: p }).collect()
+        props.iter().enumerate().map(|(i, p)| Candidate { idx: i as u32, props: p, rank: None }).collect()
     }
 
     #[test]

@@ -11,7 +11,8 @@ use crate::subset::{Candidate, Pool};
 
 /// `game.has_options(decision, player)`.
 fn has_options_in(r: &Rules, w: &mut Work, decision: &str, seat: i64) -> Result<bool, String> {
-    let d = &r.decisions[r.decision(decision)?];
+    let index = r.decision(decision)?;
+    let d = &r.decisions[index];
     let seat = player(&w.state, seat)?;
     let OptionSource::Zone { zone, filter: None } = &d.source else {
         return Err(format!(
@@ -30,8 +31,10 @@ fn has_options_in(r: &Rules, w: &mut Work, decision: &str, seat: i64) -> Result<
         return Err(format!("`has_options` cannot answer for `{decision}`: its sets are judged by a `valid` script"));
     }
     let list = &w.state.components.list;
-    let cands: Vec<Candidate<'_>> =
-        cards.iter().map(|&idx| Candidate { idx, props: &list[idx as usize].props }).collect();
+    let cands: Vec<Candidate<'_>> = cards
+        .iter()
+        .map(|&idx| Candidate { idx, props: &list[idx as usize].props, rank: list[idx as usize].run_rank(index) })
+        .collect();
     let fail = |e: String| format!("decision `{decision}` for {}: {e}", r.seat_name(seat));
     Pool::new(spec, &cands).and_then(|pool| pool.any_set()).map_err(fail)
 }
