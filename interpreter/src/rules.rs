@@ -171,13 +171,13 @@ impl TrackInfo {
     }
 }
 
-/// A data table as a script value, made once per group of threads.
+/// A data table, or a track's space, as a script value, made once per group of threads.
 #[derive(Clone, Debug)]
 pub(crate) struct ScriptTable {
-    /// The table.
+    /// The table (or the space).
     pub value: rhai::Dynamic,
-    /// Whether the table comes near the sandbox's size limits, worked out once by the compiled
-    /// scripts that read it in place (a table never changes, and neither do the limits).
+    /// Whether the value comes near the sandbox's size limits, worked out once by the compiled
+    /// scripts that read it in place (it never changes, and neither do the limits).
     pub near_limits: std::sync::OnceLock<bool>,
 }
 
@@ -648,6 +648,9 @@ pub struct Rules {
     /// The data tables as script values, made on first use per group of threads
     /// (`game.table` hands out copies; their strings are shared, so threads keep apart).
     pub(crate) script_tables: crate::per_thread::PerThread<IndexMap<String, ScriptTable>>,
+    /// Each track's spaces as script values, by track and space, made on first use per group
+    /// of threads as the data tables are (`game.space` hands out copies).
+    pub(crate) script_spaces: crate::per_thread::PerThread<Vec<Vec<ScriptTable>>>,
     /// Graphs.
     pub graphs: IndexMap<String, GraphInfo>,
     /// Grids.
@@ -718,6 +721,22 @@ impl Rules {
             made.map(|(k, value)| (k, ScriptTable { value, near_limits: std::sync::OnceLock::new() })).collect()
         });
         tables.get(name).map(f)
+    }
+
+    /// Runs `f` on space `space` of track `track` as a script value (made once), without
+    /// copying it; `None` if the track has no such space.
+    pub(crate) fn with_script_space<T>(
+        &self,
+        track: usize,
+        space: usize,
+        f: impl FnOnce(&ScriptTable) -> T,
+    ) -> Option<T> {
+        let spaces = crate::per_thread::this_thread(&self.script_spaces).get_or_init(|| {
+            let script_form =
+                |v: &Value| ScriptTable { value: v.to_dynamic(), near_limits: std::sync::OnceLock::new() };
+            self.tracks.iter().map(|t| t.spaces.iter().map(script_form).collect()).collect()
+        });
+        spaces.get(track)?.get(space).map(f)
     }
 
     /// Zone index by name.

@@ -95,7 +95,8 @@ fn space_in(r: &Rules, track: &str, position: i64) -> Result<Dynamic, String> {
     let ti = r.track(track)?;
     let info = &r.tracks[ti];
     let i = position - info.min.unwrap_or(0);
-    Ok(usize::try_from(i).ok().and_then(|i| info.spaces.get(i)).map(Value::to_dynamic).unwrap_or(Dynamic::UNIT))
+    let space = usize::try_from(i).ok().and_then(|i| r.with_script_space(ti, i, |s| s.value.clone()));
+    Ok(space.unwrap_or(Dynamic::UNIT))
 }
 
 /// Registers `param`, `table`, `random`, the track and the var functions.

@@ -1575,6 +1575,32 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             // An unknown table: Rhai reports it.
             part.ok().flatten().unwrap_or_else(bail)
         }
+        Link::Method { name, args: 2, natives: Some(_) }
+            if name == "space"
+                && cur.is::<GameHandle>()
+                && rest.iter().all(Link::reads_in_place)
+                && !rest.is_empty() =>
+        {
+            // `game.space(t, n)` and then properties and indexes: read in place, as a table is.
+            let track = next(vals, at)?.into_immutable_string().map_err(|_| bailed())?;
+            let position = next(vals, at)?.as_int().map_err(|_| bailed())?;
+            let handle = cur.read_lock::<GameHandle>().ok_or_else(|| bailed())?;
+            let part = handle.with(|r, _| {
+                crate::reads::note_rules_only();
+                let Ok(t) = r.track(&track) else { return Ok(None) };
+                let Ok(space) = usize::try_from(position - r.tracks[t].min.unwrap_or(0)) else { return Ok(None) };
+                Ok(r.with_script_space(t, space, |s| {
+                    if *s.near_limits.get_or_init(|| ops::too_big(rt, &s.value)) {
+                        bail()
+                    } else {
+                        walk_ref(rt, &s.value, rest, vals, at)
+                    }
+                }))
+            });
+            // An unknown track, or a position off it (`()`, whose properties Rhai refuses):
+            // Rhai reports it.
+            part.ok().flatten().unwrap_or_else(bail)
+        }
         Link::Method { name, args, natives } => {
             let mut margs = rt.vec();
             for _ in 0..*args {
