@@ -403,4 +403,15 @@ mod tests {
         let spec = run_spec(1);
         assert!(Pool::new(&spec, &c).err().unwrap().contains("not in its `order`"));
     }
+
+    #[test]
+    fn a_rank_known_beforehand_is_taken_as_it_is() {
+        // A A D: no set of three without a gap; told that the D is a B, the pool finds one.
+        let props = [card("A", 1), card("A", 2), card("D", 3)];
+        let mut c = cands(&props);
+        let spec = run_spec(3);
+        assert!(!Pool::new(&spec, &c).unwrap().any_set().unwrap());
+        c[2].rank = Some(1);
+        assert!(Pool::new(&spec, &c).unwrap().any_set().unwrap());
+    }
 }

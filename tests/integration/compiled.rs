@@ -152,6 +152,48 @@ fn reading_part_of_a_table_is_what_rhai_reads() {
     assert!(compiled.contains("prizes a 3 2 9 5 () 2 1"), "{compiled}");
 }
 
+/// dice-bid with a track of three spaces (from 1) and `roll` replaced by `body`.
+fn dice_bid_with_spaces(tag: &str, body: &str) -> (std::path::PathBuf, rulebook::Game) {
+    let track = "[tracks.path]\nmin = 1\nmax = 3\nspaces = [{ name = \"start\", moves = [1, 2] }, { name = \"middle\", x = { y = 7 } }, { name = \"end\", last = true }]\n";
+    dice_bid_with(tag, track, body)
+}
+
+#[test]
+fn reading_part_of_a_space_is_what_rhai_reads() {
+    // `game.space(t, n)` followed by properties and indexes reads the space in place: the same
+    // values, a copy the script may change, `()` for a missing last entry, as Rhai gives them.
+    let body = r#"
+    let moves = game.space("path", 1).moves;
+    moves.push(5);
+    let missing = game.space("path", 3).missing;
+    game.log(`${game.space("path", 1).name} ${game.space("path", 2).x.y} ${game.space("path", 3).last} ${moves.len()} ${game.space("path", 1).moves.len()} ${type_of(missing)} ${game.space("path", 1)["moves"][-1]}`);
+"#;
+    let (dir, game) = dice_bid_with_spaces("space-read", body);
+    let compiled = log_as_rhai_writes_it(dir, &game);
+    // The copy grew (5 added), the space did not.
+    assert!(compiled.contains("start 7 true 3 2 () 2"), "{compiled}");
+}
+
+#[test]
+fn a_bad_read_of_a_space_fails_as_in_rhai() {
+    for (i, read) in [
+        "game.space(\"path\", 9).name",
+        "game.space(\"path\", 0).name",
+        "game.space(\"nope\", 1).name",
+        "game.space(\"path\", 1).moves[4]",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (dir, game) = dice_bid_with_spaces(&format!("space-bad-{i}"), &format!("    let x = {read};"));
+        let compiled = game.start(2, 1).err().map(|e| e.to_string());
+        let interpreted = rulebook::script::rhai_only(|| game.start(2, 1).err().map(|e| e.to_string()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(compiled.is_some(), "`{read}` fails");
+        assert_eq!(compiled, interpreted, "`{read}`");
+    }
+}
+
 #[test]
 fn a_bad_read_of_a_table_fails_as_in_rhai() {
     for (i, read) in [

@@ -597,3 +597,28 @@ fn the_engine_says_whether_a_decision_offers_a_seat_anything() {
     let e = e.to_string();
     assert!(e.contains("`scripted` runs a script to list them: call that script instead"), "{e}");
 }
+
+#[test]
+fn a_components_place_in_a_run_follows_its_properties() {
+    // Adel's `collection` runs by `series` in the order A..F: each object card knows its
+    // place, worked out when its properties were set, and a changed series moves it.
+    let game = crate::load("games/adel-verpflichtet", &[], &[]);
+    let collection = game.rules.decision("collection").expect("Adel has collections");
+    let session = game.start(4, 1).expect("starts");
+    let state = session.state();
+    let object = state.components.list.iter().find(|c| c.prop("series").is_some()).expect("an object card");
+    let series = object.prop("series").and_then(|v| v.as_str()).expect("a letter").to_string();
+    let place = "ABCDEF".find(series.as_str()).expect("a series A..F") as i64;
+    assert_eq!(object.run_rank(collection), Some(place));
+    let mut changed = object.clone();
+    changed.set_prop(&game.rules, "series", rulebook::value::Value::Str("F".into()));
+    assert_eq!(changed.run_rank(collection), Some(5));
+    changed.set_prop(&game.rules, "series", rulebook::value::Value::Str("Z".into()));
+    assert_eq!(changed.run_rank(collection), None, "a value outside the order has no place");
+    let location = state.components.list.iter().find(|c| c.prop("series").is_none()).expect("another card");
+    assert_eq!(location.run_rank(collection), None, "a card without the property has none");
+    let goofspiel = crate::load("games/goofspiel", &[], &[]);
+    let bid = goofspiel.rules.decision("bid").expect("Goofspiel bids");
+    let started = goofspiel.start(2, 1).expect("starts");
+    assert_eq!(started.state().components.list[0].run_rank(bid), None, "no decision runs");
+}
