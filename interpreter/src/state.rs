@@ -41,9 +41,9 @@ pub struct Component {
     /// The component's place in the run of each `subset` decision with `consecutive`, by
     /// decision index (`None` where it has no place in it, or the decision no run; empty when
     /// no decision has one), worked out once: a subset decision ranks its candidates at every
-    /// step.
+    /// step. Shared by the copies of the component (a copy of the components copies no list).
     #[serde(skip)]
-    run_ranks: Vec<Option<i64>>,
+    run_ranks: Arc<[Option<i64>]>,
 }
 
 /// A component as a viewer sees it.
@@ -95,7 +95,7 @@ impl Component {
             script: Arc::default(),
             shown: Arc::default(),
             shown_in_zone: Vec::new(),
-            run_ranks: Vec::new(),
+            run_ranks: Arc::new([]),
         };
         c.refresh(rules);
         c
@@ -109,13 +109,16 @@ impl Component {
 
     /// Fills in the label, the script values, the view and the run ranks from the properties.
     fn refresh(&mut self, rules: &Rules) {
-        self.run_ranks.clear();
         if rules.decisions.iter().any(|d| d.subset.as_ref().is_some_and(|s| s.consecutive.is_some())) {
             let props = &self.props;
-            self.run_ranks.extend(rules.decisions.iter().map(|d| {
-                let (prop, order) = d.subset.as_ref()?.consecutive.as_ref()?;
-                crate::subset::rank(props, prop, order.as_deref()).ok()
-            }));
+            self.run_ranks = rules
+                .decisions
+                .iter()
+                .map(|d| {
+                    let (prop, order) = d.subset.as_ref()?.consecutive.as_ref()?;
+                    crate::subset::rank(props, prop, order.as_deref()).ok()
+                })
+                .collect();
         }
         self.label = self.fill_label(rules);
         let kind = &rules.component_types[self.kind].name;
