@@ -723,12 +723,12 @@ impl Rules {
         tables.get(name).map(f)
     }
 
-    /// Runs `f` on space `space` of track `track` as a script value (made once), without
-    /// copying it; `None` if the track has no such space.
+    /// Runs `f` on the space of track `track` at `position` as a script value (made once),
+    /// without copying it; `None` if the track has no space there.
     pub(crate) fn with_script_space<T>(
         &self,
         track: usize,
-        space: usize,
+        position: i64,
         f: impl FnOnce(&ScriptTable) -> T,
     ) -> Option<T> {
         let spaces = crate::per_thread::this_thread(&self.script_spaces).get_or_init(|| {
@@ -736,6 +736,7 @@ impl Rules {
                 |v: &Value| ScriptTable { value: v.to_dynamic(), near_limits: std::sync::OnceLock::new() };
             self.tracks.iter().map(|t| t.spaces.iter().map(script_form).collect()).collect()
         });
+        let space = usize::try_from(position - self.tracks.get(track)?.min.unwrap_or(0)).ok()?;
         spaces.get(track)?.get(space).map(f)
     }
 

@@ -92,11 +92,8 @@ fn param_in(r: &Rules, name: &str) -> Result<Dynamic, String> {
 /// `game.space(track, position)`.
 fn space_in(r: &Rules, track: &str, position: i64) -> Result<Dynamic, String> {
     crate::reads::note_rules_only();
-    let ti = r.track(track)?;
-    let info = &r.tracks[ti];
-    let i = position - info.min.unwrap_or(0);
-    let space = usize::try_from(i).ok().and_then(|i| r.with_script_space(ti, i, |s| s.value.clone()));
-    Ok(space.unwrap_or(Dynamic::UNIT))
+    let t = r.track(track)?;
+    Ok(r.with_script_space(t, position, |s| s.value.clone()).unwrap_or(Dynamic::UNIT))
 }
 
 /// Registers `param`, `table`, `random`, the track and the var functions.

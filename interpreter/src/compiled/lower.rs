@@ -1562,15 +1562,7 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             let handle = cur.read_lock::<GameHandle>().ok_or_else(|| bailed())?;
             let part = handle.with(|r, _| {
                 crate::reads::note_rules_only();
-                // Rhai checks the sizes of the copy the call would make: so is the table (once:
-                // it never changes).
-                Ok(r.with_script_table(&table, |t| {
-                    if *t.near_limits.get_or_init(|| ops::too_big(rt, &t.value)) {
-                        bail()
-                    } else {
-                        walk_ref(rt, &t.value, rest, vals, at)
-                    }
-                }))
+                Ok(r.with_script_table(&table, |t| walk_files_data(rt, t, rest, vals, at)))
             });
             // An unknown table: Rhai reports it.
             part.ok().flatten().unwrap_or_else(bail)
@@ -1588,14 +1580,7 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             let part = handle.with(|r, _| {
                 crate::reads::note_rules_only();
                 let Ok(t) = r.track(&track) else { return Ok(None) };
-                let Ok(space) = usize::try_from(position - r.tracks[t].min.unwrap_or(0)) else { return Ok(None) };
-                Ok(r.with_script_space(t, space, |s| {
-                    if *s.near_limits.get_or_init(|| ops::too_big(rt, &s.value)) {
-                        bail()
-                    } else {
-                        walk_ref(rt, &s.value, rest, vals, at)
-                    }
-                }))
+                Ok(r.with_script_space(t, position, |s| walk_files_data(rt, s, rest, vals, at)))
             });
             // An unknown track, or a position off it (`()`, whose properties Rhai refuses):
             // Rhai reports it.
@@ -1609,6 +1594,23 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             let v = method(rt, name, natives.as_deref(), cur, margs)?;
             walk_owned(rt, v, rest, vals, at)
         }
+    }
+}
+
+/// [`walk_ref`] from a value of the game's files (a data table, a track's space), read in
+/// place. Rhai checks the sizes of the copy its call would make: so is the value (once: it
+/// never changes), and one near the limits is left to Rhai.
+fn walk_files_data(
+    rt: &mut Rt,
+    data: &crate::rules::ScriptTable,
+    rest: &[Link],
+    vals: &mut [Dynamic],
+    at: &mut usize,
+) -> R<Dynamic> {
+    if *data.near_limits.get_or_init(|| ops::too_big(rt, &data.value)) {
+        bail()
+    } else {
+        walk_ref(rt, &data.value, rest, vals, at)
     }
 }
 
