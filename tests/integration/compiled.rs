@@ -176,16 +176,19 @@ fn reading_part_of_a_space_is_what_rhai_reads() {
 
 #[test]
 fn a_bad_read_of_a_space_fails_as_in_rhai() {
-    for (i, read) in [
+    let reads = [
         "game.space(\"path\", 9).name",
         "game.space(\"path\", 0).name",
         "game.space(\"nope\", 1).name",
         "game.space(\"path\", 1).moves[4]",
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let (dir, game) = dice_bid_with_spaces(&format!("space-bad-{i}"), &format!("    let x = {read};"));
+    ];
+    fails_as_in_rhai("space-bad", &reads, dice_bid_with_spaces);
+}
+
+/// Each read, put in a game made by `game_with`, stops the game with Rhai's error.
+fn fails_as_in_rhai(tag: &str, reads: &[&str], game_with: fn(&str, &str) -> (std::path::PathBuf, rulebook::Game)) {
+    for (i, read) in reads.iter().enumerate() {
+        let (dir, game) = game_with(&format!("{tag}-{i}"), &format!("    let x = {read};"));
         let compiled = game.start(2, 1).err().map(|e| e.to_string());
         let interpreted = rulebook::script::rhai_only(|| game.start(2, 1).err().map(|e| e.to_string()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -196,22 +199,13 @@ fn a_bad_read_of_a_space_fails_as_in_rhai() {
 
 #[test]
 fn a_bad_read_of_a_table_fails_as_in_rhai() {
-    for (i, read) in [
+    let reads = [
         "game.table(\"t\").rows[5].id",
         "game.table(\"t\").missing.n",
         "game.table(\"nope\").rows",
         "game.table(\"t\").name[0].x",
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let (dir, game) = dice_bid_with_table(&format!("table-bad-{i}"), &format!("    let x = {read};"));
-        let compiled = game.start(2, 1).err().map(|e| e.to_string());
-        let interpreted = rulebook::script::rhai_only(|| game.start(2, 1).err().map(|e| e.to_string()));
-        let _ = std::fs::remove_dir_all(&dir);
-        assert!(compiled.is_some(), "`{read}` fails");
-        assert_eq!(compiled, interpreted, "`{read}`");
-    }
+    ];
+    fails_as_in_rhai("table-bad", &reads, dice_bid_with_table);
 }
 
 #[test]
