@@ -1550,40 +1550,27 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             }
             bail()
         }
-        Link::Method { name, args: 1, natives: Some(_) }
-            if name == "table"
+        Link::Method { name, args, natives: Some(_) }
+            if matches!((name.as_str(), *args), ("table", 1) | ("space", 2))
                 && cur.is::<GameHandle>()
                 && rest.iter().all(Link::reads_in_place)
                 && !rest.is_empty() =>
         {
-            // `game.table(t)` and then properties and indexes: the part of the table the chain
-            // ends at is copied, not the whole table first.
-            let table = next(vals, at)?.into_immutable_string().map_err(|_| bailed())?;
+            // `game.table(t)` or `game.space(t, n)` and then properties and indexes: the part
+            // the chain ends at is copied, not the whole table or space first.
+            let part_name = next(vals, at)?.into_immutable_string().map_err(|_| bailed())?;
+            let position = if name == "space" { Some(next(vals, at)?.as_int().map_err(|_| bailed())?) } else { None };
             let handle = cur.read_lock::<GameHandle>().ok_or_else(|| bailed())?;
             let part = handle.with(|r, _| {
                 crate::reads::note_rules_only();
-                Ok(r.with_script_table(&table, |t| walk_files_data(rt, t, rest, vals, at)))
+                let walk = |data: &crate::rules::ScriptTable| walk_files_data(rt, data, rest, vals, at);
+                Ok(match position {
+                    None => r.with_script_table(&part_name, walk),
+                    Some(n) => r.track(&part_name).ok().and_then(|t| r.with_script_space(t, n, walk)),
+                })
             });
-            // An unknown table: Rhai reports it.
-            part.ok().flatten().unwrap_or_else(bail)
-        }
-        Link::Method { name, args: 2, natives: Some(_) }
-            if name == "space"
-                && cur.is::<GameHandle>()
-                && rest.iter().all(Link::reads_in_place)
-                && !rest.is_empty() =>
-        {
-            // `game.space(t, n)` and then properties and indexes: read in place, as a table is.
-            let track = next(vals, at)?.into_immutable_string().map_err(|_| bailed())?;
-            let position = next(vals, at)?.as_int().map_err(|_| bailed())?;
-            let handle = cur.read_lock::<GameHandle>().ok_or_else(|| bailed())?;
-            let part = handle.with(|r, _| {
-                crate::reads::note_rules_only();
-                let Ok(t) = r.track(&track) else { return Ok(None) };
-                Ok(r.with_script_space(t, position, |s| walk_files_data(rt, s, rest, vals, at)))
-            });
-            // An unknown track, or a position off it (`()`, whose properties Rhai refuses):
-            // Rhai reports it.
+            // An unknown table or track, or a position off the track (`()`, whose properties
+            // Rhai refuses): Rhai reports it.
             part.ok().flatten().unwrap_or_else(bail)
         }
         Link::Method { name, args, natives } => {
