@@ -27,8 +27,22 @@ impl Game {
         args: Vec<Dynamic>,
         ctx: &Value,
     ) -> Result<Dynamic, PlayError> {
+        self.call_giving_back(work, f, args, ctx, &mut [])
+    }
+
+    /// [`Game::call`], with `back[k]` receiving `args[k]` again when the script only read it
+    /// (`()` otherwise; see [`crate::script::Scripts::call`]): a value the engine would make
+    /// again for a later call is then made once.
+    pub(crate) fn call_giving_back(
+        &self,
+        work: &mut Work,
+        f: &FnRef,
+        args: Vec<Dynamic>,
+        ctx: &Value,
+        back: &mut [Dynamic],
+    ) -> Result<Dynamic, PlayError> {
         let taken = std::mem::replace(work, Work::placeholder());
-        let (w, result) = self.scripts.call(&self.rules, taken, f, args, ctx);
+        let (w, result) = self.scripts.call_giving_back(&self.rules, taken, f, args, ctx, back);
         std::mem::replace(work, w).give_back_placeholder();
         let out = result.map_err(PlayError::Script)?;
         let pushed = std::mem::take(&mut work.pushed);

@@ -585,6 +585,21 @@ impl Scripts {
         args: Vec<Dynamic>,
         ctx: &Value,
     ) -> (Work, Result<Dynamic, Box<ScriptError>>) {
+        self.call_giving_back(rules, work, f, args, ctx, &mut [])
+    }
+
+    /// [`Scripts::call`], with `back[k]` receiving `args[k]` again when the compiled function
+    /// only read it (see [`crate::compiled::Program::run_giving_back`]); it stays `()`
+    /// otherwise.
+    pub fn call_giving_back(
+        &self,
+        rules: &Arc<Rules>,
+        work: Work,
+        f: &FnRef,
+        args: Vec<Dynamic>,
+        ctx: &Value,
+        back: &mut [Dynamic],
+    ) -> (Work, Result<Dynamic, Box<ScriptError>>) {
         // The budget of bytes handed to the engine is per call, as documented: a transaction
         // of many calls (a long stretch of flow) does not add them up.
         let mut work = work;
@@ -621,7 +636,18 @@ impl Scripts {
             None
         };
         let result = match compiled {
-            Some((program, idx)) => program.run(&self.engine, idx, all, profiling).ok_or_else(|| {
+            Some((program, idx)) => if back.is_empty() {
+                program.run(&self.engine, idx, all, profiling)
+            } else {
+                // Positions in `all`, which starts with the game handle.
+                let mut lent: smallvec::SmallVec<[Dynamic; 4]> = smallvec::smallvec![Dynamic::UNIT; back.len() + 1];
+                let r = program.run_giving_back(&self.engine, idx, all, profiling, &mut lent);
+                for (b, v) in back.iter_mut().zip(lent.drain(1..)) {
+                    *b = v;
+                }
+                r
+            }
+            .ok_or_else(|| {
                 gave_up();
                 Box::new(EvalAltResult::ErrorRuntime(
                     Dynamic::from("a compiled script gave up; Rhai runs the transaction again".to_string()),

@@ -14,6 +14,7 @@ use crate::state::{Frame, State};
 use crate::value::Value;
 use crate::Game;
 use rhai::Dynamic;
+use std::sync::Arc;
 
 /// The turn order read from one seat on (the trick's leader), without copying it.
 struct SeatsFrom<'s> {
@@ -127,9 +128,14 @@ impl Game {
         if plays.is_empty() {
             return Err(PlayError::Rule(format!("trick `{}` is over, but nobody played a card to it", t.name)));
         }
+        // The `plays` the winner script only read serve the `then` hook too, unless a
+        // component changed meanwhile (a handle shows the component as it was when made).
+        let mut kept = [Dynamic::UNIT];
+        let components = work.state.components.clone();
         let index = match &t.winner {
             Some(f) => {
-                let v = self.call(work, f, vec![self.plays_value(&work.state, plays)], &Value::Unit)?;
+                let plays_value = self.plays_value(&work.state, plays);
+                let v = self.call_giving_back(work, f, vec![plays_value], &Value::Unit, &mut kept)?;
                 v.as_int().ok().and_then(|i| usize::try_from(i).ok()).filter(|i| *i < plays.len()).ok_or_else(|| {
                     self.returned(
                         &f.name,
@@ -152,7 +158,11 @@ impl Game {
             work.events.push(Event::public(EventKind::Message, text));
         }
         if let Some(f) = &t.then {
-            let info = self.trick_value(&work.state, t, plays, index);
+            let [kept] = kept;
+            let same = !kept.is_unit() && Arc::ptr_eq(&components, &work.state.components);
+            drop(components);
+            let plays_value = if same { kept } else { self.plays_value(&work.state, plays) };
+            let info = self.trick_value(&work.state, t, plays, index, plays_value);
             let _ = self.call(work, f, vec![info], &Value::Unit)?;
         }
         if let Some(won) = t.won {
@@ -233,13 +243,20 @@ impl Game {
     }
 
     /// The `trick` a `then` hook receives: `#{ winner, index, card, plays, led }`.
-    fn trick_value(&self, st: &State, t: &TrickInfo, plays: &[(usize, u32)], index: usize) -> Dynamic {
+    fn trick_value(
+        &self,
+        st: &State,
+        t: &TrickInfo,
+        plays: &[(usize, u32)],
+        index: usize,
+        plays_value: Dynamic,
+    ) -> Dynamic {
         let (winner, card) = plays[index];
         let mut m = rhai::Map::new();
         m.insert("winner".into(), Dynamic::from_int(winner as i64));
         m.insert("index".into(), Dynamic::from_int(index as i64));
         m.insert("card".into(), card_map(st, card));
-        m.insert("plays".into(), self.plays_value(st, plays));
+        m.insert("plays".into(), plays_value);
         let led = t.suit.as_ref().and_then(|s| st.components.list[plays[0].1 as usize].props.get(s).cloned());
         m.insert("led".into(), led.unwrap_or(Value::Unit).to_dynamic());
         Dynamic::from_map(m)

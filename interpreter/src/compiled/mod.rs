@@ -24,6 +24,7 @@ pub use natives::{ComponentList, NativeTable, Registry};
 pub(crate) use ops::script_sizes;
 
 use rhai::{ASTNode, Dynamic, Engine, ImmutableString, Position, Stmt, AST};
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -73,6 +74,9 @@ struct Func {
     inlined: Vec<usize>,
     /// For a function whose value never changes (see `constant`): its value once made.
     constant: Option<std::sync::OnceLock<Dynamic>>,
+    /// The positions of the parameters it only reads (see `lend`): a caller may lend it
+    /// those arguments and take them back when it returns.
+    read_only: Vec<usize>,
     /// Runs that gave up: past [`MAX_BAILS`] the function is left to Rhai (it keeps meeting
     /// something compiled code does not do, and every give-up costs a second run).
     bails: AtomicU32,
@@ -228,6 +232,12 @@ impl Program {
                     callees: l.callees(),
                     inlined: l.inlined(),
                     constant: constant[idx].then(std::sync::OnceLock::new),
+                    read_only: lent
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, l)| **l == lend::Lend::Any)
+                        .map(|(k, _)| k)
+                        .collect(),
                     bails: AtomicU32::new(0),
                     runs: AtomicU32::new(0),
                     nested: (AtomicU64::new(0), AtomicU64::new(0)),
@@ -290,12 +300,32 @@ impl Program {
     /// `profiling`, the calls it makes to other script functions are counted and timed
     /// ([`Program::nested_profile`]).
     pub fn run(&self, engine: &Engine, idx: usize, args: Vec<Dynamic>, profiling: bool) -> Option<Dynamic> {
+        self.run_giving_back(engine, idx, args, profiling, &mut [])
+    }
+
+    /// [`Program::run`], and then the arguments the function only reads (see `lend`) back:
+    /// `back[k]` is argument `k` as the caller gave it, or `()` when the function may have
+    /// changed it or `back` is shorter. The caller may then use them again instead of making
+    /// them anew. Nothing comes back from a run that gave up.
+    pub fn run_giving_back(
+        &self,
+        engine: &Engine,
+        idx: usize,
+        args: Vec<Dynamic>,
+        profiling: bool,
+        back: &mut [Dynamic],
+    ) -> Option<Dynamic> {
         if debugging() {
             self.funcs[idx].runs.fetch_add(1, Ordering::Relaxed);
         }
         let spare = SPARE.with(|s| std::mem::take(&mut *s.borrow_mut()));
         let mut rt = Rt { prog: self, engine, ops: 0, depth: 0, spare, profiling };
-        let r = call_index(&mut rt, idx, args).ok();
+        let lent: SmallVec<[(usize, usize); 4]> =
+            self.funcs[idx].read_only.iter().filter(|&&k| k < back.len()).map(|&k| (k, k)).collect();
+        let r = call_lending(&mut rt, idx, args, back, &lent).ok();
+        if r.is_none() {
+            back.iter_mut().for_each(|v| *v = Dynamic::UNIT);
+        }
         SPARE.with(|s| *s.borrow_mut() = std::mem::take(&mut rt.spare));
         if r.is_none() {
             self.funcs[idx].bails.fetch_add(1, Ordering::Relaxed);
