@@ -197,6 +197,40 @@ fn fails_as_in_rhai(tag: &str, reads: &[&str], game_with: fn(&str, &str) -> (std
     }
 }
 
+/// dice-bid with `kept()`, a function whose value never changes (a map of data), and `roll`
+/// replaced by `body`.
+fn dice_bid_with_kept(tag: &str, body: &str) -> (std::path::PathBuf, rulebook::Game) {
+    let (dir, _) = dice_bid_with(tag, "", body);
+    let rules = dir.join("rules.rhai");
+    let kept = "\nfn kept() { #{ name: \"kept\", list: [1, 2], inner: #{ x: 5 } } }\n";
+    std::fs::write(&rules, std::fs::read_to_string(&rules).unwrap() + kept).unwrap();
+    let game = rulebook::load_game(&dir, &rulebook::LoadOptions::default()).game.expect("loads");
+    (dir, game)
+}
+
+#[test]
+fn reading_part_of_a_kept_value_is_what_rhai_reads() {
+    // A call of a function whose value never changes, followed by properties and indexes,
+    // reads the kept value in place: the same values, a copy the script may change, `()` for
+    // a missing last entry, as Rhai gives them.
+    let body = r#"
+    let part = kept().list;
+    part.push(9);
+    let missing = kept().nothing;
+    game.log(`${kept().name} ${kept()["list"][-1]} ${kept().inner.x} ${part.len()} ${kept().list.len()} ${type_of(missing)}`);
+"#;
+    let (dir, game) = dice_bid_with_kept("kept-read", body);
+    let compiled = log_as_rhai_writes_it(dir, &game);
+    // The copy grew (9 added), the kept value did not.
+    assert!(compiled.contains("kept 2 5 3 2 ()"), "{compiled}");
+}
+
+#[test]
+fn a_bad_read_of_a_kept_value_fails_as_in_rhai() {
+    let reads = ["kept().list[5]", "kept().nothing.x", "kept()[3]", "kept().name.x"];
+    fails_as_in_rhai("kept-bad", &reads, dice_bid_with_kept);
+}
+
 #[test]
 fn a_bad_read_of_a_table_fails_as_in_rhai() {
     let reads = [

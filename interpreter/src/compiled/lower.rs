@@ -162,6 +162,10 @@ fn run_components(
 enum Root {
     Slot(usize),
     Value(Code),
+    /// A call of a function whose value never changes (see `constant`), followed only by
+    /// properties and indexes (`effect_ops()[e.op]`): read where the kept value lies (as
+    /// [`peek_chain`] reads), and only the part the chain ends at copied.
+    Constant(usize),
 }
 
 /// A script function call's arguments: each evaluated, or lent from a variable of the caller
@@ -951,9 +955,23 @@ impl<'p> Lower<'p> {
         self.links(dot, flags, &x.rhs, &mut links, &mut args)?;
         let root = match &x.lhs {
             Expr::Variable(v, ..) => Root::Slot(self.variable(&v.1)?),
+            Expr::FnCall(f, ..) if links.iter().all(Link::reads_in_place) && self.constant_call(f).is_some() => {
+                let idx = self.constant_call(f).expect("checked");
+                self.callees.push(idx);
+                Root::Constant(idx)
+            }
             other => Root::Value(self.expr(other)?),
         };
         Ok((root, links, args))
+    }
+
+    /// The function a call names when it is a script function without parameters whose value
+    /// never changes (see `constant`).
+    fn constant_call(&self, f: &FnCallExpr) -> Option<usize> {
+        if !f.args.is_empty() || f.capture_parent_scope || f.op_token.is_some() {
+            return None;
+        }
+        self.script_fn(&f.name, 0).filter(|&idx| self.constant[idx])
     }
 
     fn links(&mut self, dot: bool, flags: ASTFlags, rhs: &Expr, links: &mut Vec<Link>, args: &mut Vec<Code>) -> U<()> {
@@ -1445,6 +1463,15 @@ fn chain_value(rt: &mut Rt, s: &mut [Dynamic], root: &Root, links: &[Link], vals
         Root::Value(c) => {
             let v = c(s, rt)?;
             walk_owned(rt, v, links, vals, &mut at)
+        }
+        Root::Constant(idx) => {
+            let kept = super::constant_value(rt, *idx)?;
+            // What cannot be read in place (a string's character, a missing entry on the
+            // way) is read from a copy, as from the call's value.
+            match peek_chain(kept, links, vals) {
+                Some(v) => v,
+                None => walk_owned(rt, kept.clone(), links, vals, &mut at),
+            }
         }
     }
 }

@@ -457,6 +457,32 @@ pub(crate) fn call_lending(
     }
 }
 
+/// The value of function `idx`, whose value never changes (see `constant`), where it is kept:
+/// made by a first call if it is not yet. Counted as a call (the operation, the depth limit,
+/// the profile), as [`call_lending`] counts one that gives the kept value.
+pub(crate) fn constant_value<'p>(rt: &mut Rt<'p>, idx: usize) -> R<&'p Dynamic> {
+    let prog = rt.prog;
+    let cell = prog.funcs[idx].constant.as_ref().ok_or_else(|| bailed())?;
+    match cell.get() {
+        Some(kept) => {
+            if rt.depth + 1 >= prog.max_depth {
+                return Err(bailed());
+            }
+            rt.tick()?;
+            if rt.profiling && rt.depth > 0 {
+                prog.funcs[idx].nested.0.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(kept)
+        }
+        None => {
+            let args = rt.vec();
+            let made = call_index(rt, idx, args)?;
+            discard::discard(made);
+            cell.get().ok_or_else(|| bailed())
+        }
+    }
+}
+
 /// Calls the script function a function pointer names, its curried arguments first.
 pub(crate) fn call_pointer(rt: &mut Rt, fp: &rhai::FnPtr, args: Vec<Dynamic>) -> R<Dynamic> {
     let mut all = rt.vec();
