@@ -245,6 +245,10 @@ fn serve_browser_draws_every_bundled_game() {
         assert!(started.elapsed() < Duration::from_secs(20), "the lobby lists no games");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // The menu gives each game's seats with its variants' (Flaschenteufel is for 3-4, Lopaka
+    // and Casa Luminosa for 2).
+    let label = page.js("return document.querySelector('#game option[value=flaschenteufel]').textContent");
+    assert_eq!(label, "Flaschenteufel (2–4)", "{label}");
     // Choosing a variant offers its own parameters; a typed value stays while it is offered.
     let offered = page.js(
         "const g = document.getElementById('game'); g.value = 'flaschenteufel'; g.dispatchEvent(new Event('change')); \

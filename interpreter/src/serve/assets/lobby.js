@@ -29,6 +29,15 @@ function chosenVariants(g) {
   return g.variants.filter((v) => ticked.includes(v.name));
 }
 
+// The seats a game may be played with, its variants' included ("2–4" for a game of 3–4 with a
+// two-player variant).
+function seatRange(g) {
+  const all = [g, ...g.variants];
+  const min = Math.min(...all.map((v) => v.min_players));
+  const max = Math.max(...all.map((v) => v.max_players));
+  return min === max ? `${min}` : `${min}–${max}`;
+}
+
 // The seats a table may have: the game's, or those of the last chosen variant that says
 // otherwise (a two-player variant of a game for more).
 function showPlayers(g) {
@@ -184,7 +193,7 @@ async function start() {
   const [g, b] = await Promise.all([fetch("/api/games").then((r) => r.json()), fetch("/api/bots").then((r) => r.json())]);
   games = g;
   bots = b;
-  $("game").replaceChildren(...games.map((x) => el("option", { value: x.name, disabled: !!x.error }, `${x.title} (${x.min_players}–${x.max_players})`)));
+  $("game").replaceChildren(...games.map((x) => el("option", { value: x.name, disabled: !!x.error }, `${x.title} (${seatRange(x)})`)));
   $("game").addEventListener("change", showGame);
   $("players").addEventListener("input", showSeats);
   $("form").addEventListener("submit", open);
