@@ -130,12 +130,15 @@ impl Game {
         }
         // The `plays` the winner script only read serve the `then` hook too, unless a
         // component changed meanwhile (a handle shows the component as it was when made).
+        // Holding the components keeps a change from being made in place: a changed list is
+        // another list.
         let mut kept = [Dynamic::UNIT];
         let components = work.state.components.clone();
         let index = match &t.winner {
             Some(f) => {
                 let plays_value = self.plays_value(&work.state, plays);
-                let v = self.call_giving_back(work, f, vec![plays_value], &Value::Unit, &mut kept)?;
+                let back: &mut [Dynamic] = if t.then.is_some() { &mut kept } else { &mut [] };
+                let v = self.call_giving_back(work, f, vec![plays_value], &Value::Unit, back)?;
                 v.as_int().ok().and_then(|i| usize::try_from(i).ok()).filter(|i| *i < plays.len()).ok_or_else(|| {
                     self.returned(
                         &f.name,

@@ -146,10 +146,21 @@ fn reading_part_of_a_table_is_what_rhai_reads() {
     let missing = game.table("t").by.missing;
     game.log(`${game.table("t").name} ${game.table("t").rows[0].id} ${game.table("t")["rows"][-1].n[0]} ${part.len()} ${part[1]} ${game.table("t").by.x.y} ${type_of(missing)} ${game.table("t").rows.len()} ${game.table("t").rows[1].n.len()}`);
 "#;
-    let (dir, game) = dice_bid_with_table("table-read", body);
-    let compiled = log_as_rhai_writes_it(dir, &game);
     // The copy grew (9 added), the table did not (its `n` still holds one number).
-    assert!(compiled.contains("prizes a 3 2 9 5 () 2 1"), "{compiled}");
+    reads_as_rhai("table-read", body, dice_bid_with_table, "prizes a 3 2 9 5 () 2 1");
+}
+
+/// `body`, put in a game made by `game_with`, logs what Rhai logs, and that log holds
+/// `expected`.
+fn reads_as_rhai(
+    tag: &str,
+    body: &str,
+    game_with: fn(&str, &str) -> (std::path::PathBuf, rulebook::Game),
+    expected: &str,
+) {
+    let (dir, game) = game_with(tag, body);
+    let compiled = log_as_rhai_writes_it(dir, &game);
+    assert!(compiled.contains(expected), "{compiled}");
 }
 
 /// dice-bid with a track of three spaces (from 1) and `roll` replaced by `body`.
@@ -168,10 +179,8 @@ fn reading_part_of_a_space_is_what_rhai_reads() {
     let missing = game.space("path", 3).missing;
     game.log(`${game.space("path", 1).name} ${game.space("path", 2).x.y} ${game.space("path", 3).last} ${moves.len()} ${game.space("path", 1).moves.len()} ${type_of(missing)} ${game.space("path", 1)["moves"][-1]}`);
 "#;
-    let (dir, game) = dice_bid_with_spaces("space-read", body);
-    let compiled = log_as_rhai_writes_it(dir, &game);
     // The copy grew (5 added), the space did not.
-    assert!(compiled.contains("start 7 true 3 2 () 2"), "{compiled}");
+    reads_as_rhai("space-read", body, dice_bid_with_spaces, "start 7 true 3 2 () 2");
 }
 
 #[test]
@@ -219,10 +228,8 @@ fn reading_part_of_a_kept_value_is_what_rhai_reads() {
     let missing = kept().nothing;
     game.log(`${kept().name} ${kept()["list"][-1]} ${kept().inner.x} ${part.len()} ${kept().list.len()} ${type_of(missing)}`);
 "#;
-    let (dir, game) = dice_bid_with_kept("kept-read", body);
-    let compiled = log_as_rhai_writes_it(dir, &game);
     // The copy grew (9 added), the kept value did not.
-    assert!(compiled.contains("kept 2 5 3 2 ()"), "{compiled}");
+    reads_as_rhai("kept-read", body, dice_bid_with_kept, "kept 2 5 3 2 ()");
 }
 
 #[test]
