@@ -429,6 +429,36 @@ fn serve_refuses_bad_table_requests() {
     assert_eq!(end["transcript"], true);
 }
 
+/// With a bot delay, bots move one at a time, each a pause after the decision before it, and
+/// the table answers in the meantime: a person can follow them, and is not kept waiting.
+#[test]
+fn serve_paces_bot_moves_and_answers_meanwhile() {
+    let delay = Duration::from_millis(200);
+    let server = TestServer::start_pacing_bots("paced", delay);
+    // Three cards, two bots: six decisions, so six pauses before the end.
+    let started = Instant::now();
+    let created = server.create(json!({"game": "goofspiel", "players": 2, "bots": 2, "options": {"cards": 3}}));
+    let spectator = created["spectator"].as_str().unwrap().to_string();
+    let (status, view) = server.get(&format!("{spectator}/view"));
+    assert_eq!(status, 200);
+    let version = serde_json::from_str::<Value>(&view).unwrap()["version"].as_u64().unwrap();
+    assert!(version < 6, "a view is answered while the bots pause (version {version} of 6)");
+    let mut watch = server.connect(&spectator);
+    let end = watch.view_at_least(6);
+    assert_eq!(end["transcript"], true);
+    assert!(started.elapsed() >= 6 * delay, "six bot moves took {:?}: no pause between them", started.elapsed());
+
+    // A person between two bots: each bot's move comes a pause after the decision before it.
+    let created = server.create(json!({"game": "goofspiel", "players": 3, "bots": 2, "options": {"cards": 2}}));
+    let mut p1 = server.connect(&link(&created, 0));
+    let first = p1.view_at_least(2);
+    let mine = first["view"]["pending"]["options"][0]["id"].as_str().unwrap().to_string();
+    let chosen = Instant::now();
+    assert_eq!(p1.choose(&mine, None)["type"], "accepted");
+    p1.view_at_least(5);
+    assert!(chosen.elapsed() >= 2 * delay, "the bots answered in {:?}", chosen.elapsed());
+}
+
 /// The real binary, killed with SIGKILL in the middle of a game and started again on the same
 /// data folder: every acknowledged decision is there, every link works, the game goes on.
 #[test]

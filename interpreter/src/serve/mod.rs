@@ -38,6 +38,9 @@ pub struct Config {
     pub addr: SocketAddr,
     /// The folder of the database.
     pub data: PathBuf,
+    /// The pause before each bot move at a table, so that the people at it can follow the
+    /// bots' moves one by one (zero: bots move at once).
+    pub bot_delay: std::time::Duration,
 }
 
 /// Most tables playing at once (finished tables do not count).
@@ -47,6 +50,8 @@ pub const MAX_TABLES_IN_PLAY: usize = 2_000;
 pub struct Server {
     catalog: Catalog,
     store: Arc<Store>,
+    /// The pause before each bot move ([`Config::bot_delay`]).
+    bot_delay: std::time::Duration,
     /// Token -> the table and the seat it acts for (`None`: a spectators' link).
     links: RwLock<HashMap<String, Link>>,
 }
@@ -111,6 +116,7 @@ impl Server {
         let server = Arc::new(Server {
             catalog: Catalog::new(config.games_dir.clone()),
             store: Arc::new(store),
+            bot_delay: config.bot_delay,
             links: RwLock::default(),
         });
         let mut restored = 0;
@@ -122,7 +128,8 @@ impl Server {
                     continue;
                 }
             };
-            let table = Table::start(t.id.clone(), t.config, game, t.decisions, server.store.clone())?;
+            let table =
+                Table::start(t.id.clone(), t.config, game, t.decisions, server.store.clone(), server.bot_delay)?;
             server.register(table);
             restored += 1;
         }
@@ -206,7 +213,7 @@ impl Server {
         };
         let id = token::new_table_id()?;
         self.store.add_table(&id, &config)?;
-        let table = Table::start(id.clone(), config, game.clone(), Vec::new(), self.store.clone())?;
+        let table = Table::start(id.clone(), config, game.clone(), Vec::new(), self.store.clone(), self.bot_delay)?;
         let spectator = format!("/t/{}", table.config.spectator);
         self.register(table);
         Ok(Created {

@@ -7,6 +7,10 @@
 //! session goes back to where it was. Views are built only for viewers someone is watching,
 //! and for everyone when the game ends; a finished table's thread then stops and its feeds
 //! keep the final views.
+//!
+//! Bots move one at a time, each after a pause (the server's bot delay) that every applied
+//! decision starts again, so that the people at the table see each bot's move; commands are
+//! taken while a bot waits its turn.
 
 use super::protocol::{self, ErrorCode, ServerMessage, TableSummary};
 use super::store::{Decision, Store, TableConfig};
@@ -16,6 +20,7 @@ use crate::scenario::{transcript, Setup};
 use crate::session::{OptionInfo, Session};
 use crate::Game;
 use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 
 /// Commands a table's thread takes, in order.
@@ -53,6 +58,10 @@ impl Refusal {
 /// Commands waiting for a table beyond this are refused as busy.
 const QUEUE: usize = 64;
 
+/// While a bot waits its turn, the longest the table's thread sleeps before it looks for
+/// commands again (a view asked for meanwhile waits at most this long).
+const POLL: Duration = Duration::from_millis(20);
+
 /// What a table's thread shares with the server.
 struct Outputs {
     /// One per seat, then the spectators': the latest view message (empty before the first).
@@ -75,13 +84,15 @@ pub struct Table {
 
 impl Table {
     /// Starts a table on its own thread: the game from its seed, then `decisions` replayed
-    /// (a table coming back after a restart), then bots play until a person must decide.
+    /// (a table coming back after a restart), then bots play until a person must decide, each
+    /// move `bot_delay` after the decision before it.
     pub fn start(
         id: String,
         config: TableConfig,
         game: Arc<Game>,
         decisions: Vec<Decision>,
         store: Arc<Store>,
+        bot_delay: Duration,
     ) -> Result<Arc<Table>, String> {
         let summary = Arc::new(TableSummary {
             id: id.clone(),
@@ -112,7 +123,13 @@ impl Table {
             .stack_size(crate::script::SCRIPT_STACK_BYTES)
             .spawn(move || {
                 let outputs = out.clone();
-                let run = std::panic::AssertUnwindSafe(|| run(id, config, &game, decisions, store, summary, out, rx));
+                let run = std::panic::AssertUnwindSafe(|| {
+                    let actor = Actor::new(&id, &config, &game, store, summary, out);
+                    match actor {
+                        Ok(table) => run(table, &decisions, bot_delay, rx),
+                        Err(e) => eprintln!("table {id}: {e}"),
+                    }
+                });
                 if std::panic::catch_unwind(run).is_err() {
                     let message: Arc<str> = Arc::from(protocol::error(
                         ErrorCode::Table,
@@ -181,41 +198,44 @@ impl Table {
     }
 }
 
-/// A table's thread, from start to the end of its game.
-#[allow(clippy::too_many_arguments)]
-fn run(
-    id: String,
-    config: TableConfig,
-    game: &Game,
-    decisions: Vec<Decision>,
-    store: Arc<Store>,
-    summary: Arc<TableSummary>,
-    out: Arc<Outputs>,
-    mut commands: mpsc::Receiver<Command>,
-) {
-    let mut table = match Actor::new(&id, &config, game, store, summary, out) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("table {id}: {e}");
-            return;
-        }
-    };
-    table.replay(&decisions);
+/// A table's thread, from start to the end of its game: the stored `decisions` replayed,
+/// then the commands taken in order, and each bot's move made `bot_delay` after the decision
+/// before it (at once when the delay is zero).
+fn run(mut table: Actor<'_>, decisions: &[Decision], bot_delay: Duration, mut commands: mpsc::Receiver<Command>) {
+    table.replay(decisions);
     table.changed();
-    table.play_bots();
+    let mut bot_moves_at = Instant::now() + bot_delay;
     while !table.finished() {
-        let Some(command) = commands.blocking_recv() else { return };
+        let command = if table.bot_to_move().is_some() {
+            let now = Instant::now();
+            if now >= bot_moves_at {
+                table.play_bot();
+                bot_moves_at = Instant::now() + bot_delay;
+                continue;
+            }
+            // A bot waits its turn: a command that comes meanwhile is taken.
+            match commands.try_recv() {
+                Ok(command) => command,
+                Err(mpsc::error::TryRecvError::Empty) => {
+                    std::thread::sleep((bot_moves_at - now).min(POLL));
+                    continue;
+                }
+                Err(mpsc::error::TryRecvError::Disconnected) => return,
+            }
+        } else {
+            let Some(command) = commands.blocking_recv() else { return };
+            command
+        };
         match command {
             Command::View { viewer, reply } => {
                 let _ = reply.send(table.message(viewer));
             }
             Command::Choose { seat, option, version, reply } => {
                 let result = table.choose(seat, &option, version);
-                let accepted = result.is_ok();
-                let _ = reply.send(result);
-                if accepted {
-                    table.play_bots();
+                if result.is_ok() {
+                    bot_moves_at = Instant::now() + bot_delay;
                 }
+                let _ = reply.send(result);
             }
         }
     }
@@ -387,28 +407,35 @@ impl<'g> Actor<'g> {
         Ok(Accepted { option, version: self.version() })
     }
 
-    /// Bots play while a bot must decide (in a hidden commit, before the people).
-    fn play_bots(&mut self) {
-        while !self.finished() {
-            let Some(p) = self.session.to_act().into_iter().find(|p| self.bots[*p].is_some()) else { return };
-            let Some(bot) = self.bots[p].as_mut() else { return };
-            let choice = bot.choose(&SeatObservation::new(&self.session, p));
-            let result = match choice {
-                Ok(i) => self.apply(p, |s| s.apply_index(p, i)).map(|_| ()),
-                Err(e) => Err(Applied::Refused(PlayError::Rule(e))),
+    /// The first bot seat that must decide now (in a hidden commit, bots before the people).
+    fn bot_to_move(&self) -> Option<usize> {
+        if self.finished() {
+            return None;
+        }
+        self.session.to_act().into_iter().find(|p| self.bots[*p].is_some())
+    }
+
+    /// One bot's move: the first bot that must decide chooses; its choice is applied, stored
+    /// and shown. A bot that cannot play stops the table.
+    fn play_bot(&mut self) {
+        let Some(p) = self.bot_to_move() else { return };
+        let Some(bot) = self.bots[p].as_mut() else { return };
+        let choice = bot.choose(&SeatObservation::new(&self.session, p));
+        let result = match choice {
+            Ok(i) => self.apply(p, |s| s.apply_index(p, i)).map(|_| ()),
+            Err(e) => Err(Applied::Refused(PlayError::Rule(e))),
+        };
+        if let Err(e) = result {
+            let detail = match e {
+                Applied::Refused(e) => e.to_string(),
+                Applied::NotStored(m) => m,
             };
-            if let Err(e) = result {
-                let detail = match e {
-                    Applied::Refused(e) => e.to_string(),
-                    Applied::NotStored(m) => m,
-                };
-                eprintln!("table {}: the bot at seat {} cannot play: {detail}", self.id, p + 1);
-                self.problem = Some(format!(
-                    "this table stopped: the bot at {} cannot play (details in the server's log)",
-                    self.session.game().rules.seat_name(p)
-                ));
-                self.changed();
-            }
+            eprintln!("table {}: the bot at seat {} cannot play: {detail}", self.id, p + 1);
+            self.problem = Some(format!(
+                "this table stopped: the bot at {} cannot play (details in the server's log)",
+                self.session.game().rules.seat_name(p)
+            ));
+            self.changed();
         }
     }
 

@@ -30,12 +30,19 @@ pub fn temp_dir(name: &str) -> PathBuf {
 }
 
 impl TestServer {
+    /// A server whose bots move at once.
     pub fn start(name: &str) -> TestServer {
+        TestServer::start_pacing_bots(name, Duration::ZERO)
+    }
+
+    /// A server whose bots each move `bot_delay` after the decision before theirs.
+    pub fn start_pacing_bots(name: &str, bot_delay: Duration) -> TestServer {
         let data = temp_dir(name);
         let config = rulebook::serve::Config {
             games_dir: crate::root().join("games"),
             addr: "127.0.0.1:0".parse().unwrap(),
             data: data.clone(),
+            bot_delay,
         };
         let running = rulebook::serve::start(&config).unwrap();
         TestServer { addr: running.addr, running: Some(running), data }

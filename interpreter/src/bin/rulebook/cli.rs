@@ -79,6 +79,10 @@ pub struct ServeArgs {
     /// The folder of the tables' database (created if missing).
     #[arg(long, value_name = "DIR", default_value = "rulebook-data")]
     pub data: PathBuf,
+    /// The pause before each bot move, in milliseconds, so that people can follow the bots'
+    /// moves one by one (0: bots move at once).
+    #[arg(long, value_name = "MS", default_value_t = 700)]
+    pub bot_delay: u64,
 }
 
 /// How to install the completion script, after `rulebook completions --help`.

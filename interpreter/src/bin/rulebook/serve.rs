@@ -7,7 +7,12 @@ use std::process::ExitCode;
 pub fn run(cli: &Cli, args: &ServeArgs) -> Result<ExitCode, String> {
     let addr =
         args.addr.parse().map_err(|_| format!("--addr `{}` is not an address like 127.0.0.1:8080", args.addr))?;
-    let config = rulebook::serve::Config { games_dir: games_dir(cli), addr, data: args.data.clone() };
+    let config = rulebook::serve::Config {
+        games_dir: games_dir(cli),
+        addr,
+        data: args.data.clone(),
+        bot_delay: std::time::Duration::from_millis(args.bot_delay),
+    };
     rulebook::serve::run(&config, |bound| {
         // Tests and scripts read this line for the port (with --addr HOST:0).
         println!("rulebook serve: listening on http://{bound}/ (games from {})", config.games_dir.display());
