@@ -489,17 +489,19 @@ pub struct Outcome {
 /// A var's value, with the copy scripts receive made at the first read and kept until the
 /// value changes: a script reading a var of strings or lists many times between two changes
 /// gets a shared copy instead of new strings each time. The value is only changed through
-/// [`VarSlot::set`], which lets the copy go.
+/// [`VarSlot::set`], which lets the copy go. Both are shared by the copies of the slot (the
+/// state's snapshots and search copies) until one of them changes: copying a state copies no
+/// var's list, and its first read after a restore makes no new script copy.
 #[derive(Default)]
 pub struct VarSlot {
-    value: Value,
-    script: std::sync::OnceLock<rhai::Dynamic>,
+    value: Arc<Value>,
+    script: Arc<std::sync::OnceLock<rhai::Dynamic>>,
 }
 
 impl VarSlot {
     /// A slot holding `value`.
     pub fn new(value: Value) -> VarSlot {
-        VarSlot { value, script: std::sync::OnceLock::new() }
+        VarSlot { value: Arc::new(value), script: Arc::default() }
     }
 
     /// The value.
@@ -507,17 +509,17 @@ impl VarSlot {
         &self.value
     }
 
-    /// Replaces the value (the script copy made of the old one is let go).
+    /// Replaces the value (the script copy made of the old one is let go; copies of the slot
+    /// keep the old value).
     pub fn set(&mut self, value: Value) {
-        self.value = value;
-        self.script = std::sync::OnceLock::new();
+        *self = VarSlot::new(value);
     }
 
     /// Replaces the value with `value`, whose script form is `script` (plain data equal to
     /// what [`Value::to_dynamic`] makes of `value`; the next read copies it).
     pub(crate) fn set_with_script(&mut self, value: Value, script: rhai::Dynamic) {
-        self.value = value;
-        self.script = std::sync::OnceLock::from(script);
+        self.value = Arc::new(value);
+        self.script = Arc::new(std::sync::OnceLock::from(script));
     }
 
     /// The value as a script receives it: a copy of the one made at the first read since the
@@ -534,16 +536,16 @@ impl std::ops::Deref for VarSlot {
     }
 }
 
-/// A copy holds the value only: its script copy is made again at its first read (a snapshot
-/// of the state does not pay for copies nobody may read).
+/// A copy shares the value and its script copy with the original (see [`VarSlot`]).
 impl Clone for VarSlot {
     fn clone(&self) -> Self {
-        VarSlot::new(self.value.clone())
+        VarSlot { value: Arc::clone(&self.value), script: Arc::clone(&self.script) }
     }
 
     fn clone_from(&mut self, source: &Self) {
-        self.value.clone_from(&source.value);
-        self.script = std::sync::OnceLock::new();
+        if !Arc::ptr_eq(&self.value, &source.value) {
+            *self = source.clone();
+        }
     }
 }
 
@@ -561,7 +563,7 @@ impl std::fmt::Debug for VarSlot {
 
 impl Serialize for VarSlot {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize(serializer)
+        Value::serialize(&self.value, serializer)
     }
 }
 
@@ -1155,13 +1157,19 @@ mod tests {
         slot.set_with_script(Value::Str("x".into()), rhai::Dynamic::from("x"));
         assert_eq!(slot.script_value().into_string().as_deref(), Ok("x"));
         assert_eq!(*slot.get(), Value::Str("x".into()));
-        // A copy of the slot holds the value, and makes its own script form.
-        let copy = slot.clone();
+        // A copy of the slot shares the value and its script form until one of them changes.
+        let mut copy = slot.clone();
         assert_eq!(copy, slot);
         assert_eq!(copy.script_value().into_string().as_deref(), Ok("x"));
+        copy.set(Value::Int(1));
+        assert_eq!(*slot.get(), Value::Str("x".into()), "the original keeps its value");
+        assert_eq!(slot.script_value().into_string().as_deref(), Ok("x"));
+        assert_eq!(copy.script_value().as_int(), Ok(1));
         let mut restored = VarSlot::new(Value::Unit);
         restored.clone_from(&VarSlot::new(list.clone()));
         assert_eq!(restored.script_value().to_string(), list.to_dynamic().to_string());
+        restored.clone_from(&slot);
+        assert_eq!(restored.script_value().into_string().as_deref(), Ok("x"));
     }
 
     #[test]
