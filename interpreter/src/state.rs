@@ -512,14 +512,29 @@ impl VarSlot {
     /// Replaces the value (the script copy made of the old one is let go; copies of the slot
     /// keep the old value).
     pub fn set(&mut self, value: Value) {
-        *self = VarSlot::new(value);
+        match (Arc::get_mut(&mut self.value), Arc::get_mut(&mut self.script)) {
+            // Not shared: changed where it lies.
+            (Some(v), Some(s)) => {
+                *v = value;
+                s.take();
+            }
+            _ => *self = VarSlot::new(value),
+        }
     }
 
     /// Replaces the value with `value`, whose script form is `script` (plain data equal to
     /// what [`Value::to_dynamic`] makes of `value`; the next read copies it).
     pub(crate) fn set_with_script(&mut self, value: Value, script: rhai::Dynamic) {
-        self.value = Arc::new(value);
-        self.script = Arc::new(std::sync::OnceLock::from(script));
+        match (Arc::get_mut(&mut self.value), Arc::get_mut(&mut self.script)) {
+            (Some(v), Some(s)) => {
+                *v = value;
+                *s = std::sync::OnceLock::from(script);
+            }
+            _ => {
+                self.value = Arc::new(value);
+                self.script = Arc::new(std::sync::OnceLock::from(script));
+            }
+        }
     }
 
     /// The value as a script receives it: a copy of the one made at the first read since the
