@@ -459,6 +459,66 @@ fn serve_paces_bot_moves_and_answers_meanwhile() {
     assert!(chosen.elapsed() >= 2 * delay, "the bots answered in {:?}", chosen.elapsed());
 }
 
+/// A finished table that nobody watches is let go of (after `keep_finished`) and comes back,
+/// replayed from the store, when one of its links is opened: the same final views and
+/// transcript. A restart brings back only the tables in play; a finished one wakes when opened.
+#[test]
+fn serve_lets_go_of_finished_tables_and_replays_them_when_opened() {
+    let server = TestServer::start_keeping_finished("keep-finished", Duration::ZERO);
+    let status = |server: &TestServer| {
+        let (code, body) = server.get("/api/status");
+        assert_eq!(code, 200, "{body}");
+        serde_json::from_str::<Value>(&body).unwrap()
+    };
+    let over = server.create(json!({"game": "goofspiel", "players": 2, "bots": 2, "options": {"cards": 3}}));
+    let playing = server.create(json!({"game": "goofspiel", "players": 2, "bots": 1, "options": {"cards": 3}}));
+    let spectator = over["spectator"].as_str().unwrap().to_string();
+    // Polled over HTTP: a view request does not watch the table.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let final_view = loop {
+        let (code, body) = server.get(&format!("{spectator}/view"));
+        assert_eq!(code, 200, "{body}");
+        if serde_json::from_str::<Value>(&body).unwrap()["transcript"] == true {
+            break body;
+        }
+        assert!(Instant::now() < deadline, "the bots' game does not end: {body}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (_, transcript) = server.get(&format!("{spectator}/transcript"));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while status(&server)["in_memory"] != 1 {
+        assert!(Instant::now() < deadline, "the finished table is kept: {}", status(&server));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(status(&server), json!({"tables": 2, "in_memory": 1, "in_play": 1}));
+
+    // Opened again: replayed from the store, the same as it was.
+    assert_eq!(server.get(&format!("{spectator}/view")), (200, final_view.clone()));
+    assert_eq!(server.get(&format!("{spectator}/transcript")), (200, transcript.clone()));
+    // Watched, it is kept.
+    let mut watcher = server.connect(&spectator);
+    assert_eq!(watcher.until("view")["transcript"], true);
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(status(&server)["in_memory"], 2, "a watched finished table is kept");
+    drop(watcher);
+
+    // A restart brings back the table in play only.
+    let server = server.restart(Duration::from_secs(600));
+    assert_eq!(status(&server), json!({"tables": 2, "in_memory": 1, "in_play": 1}));
+    let (code, page) = server.get(&spectator);
+    assert_eq!(code, 200, "the table page of a finished table: {page}");
+    assert_eq!(status(&server)["in_memory"], 1, "a table page alone does not bring the table back");
+    assert_eq!(server.get(&format!("{spectator}/view")), (200, final_view));
+    assert_eq!(server.get(&format!("{spectator}/transcript")), (200, transcript));
+    assert_eq!(status(&server), json!({"tables": 2, "in_memory": 2, "in_play": 1}));
+    // The table in play goes on after the restart.
+    let mut person = server.connect(&link(&playing, 0));
+    let deadline = Duration::from_secs(30);
+    play_seat(&mut person, |_| 0, deadline);
+    let (code, _) = server.get(&format!("{}/transcript", link(&playing, 0)));
+    assert_eq!(code, 200);
+}
+
 /// The real binary, killed with SIGKILL in the middle of a game and started again on the same
 /// data folder: every acknowledged decision is there, every link works, the game goes on.
 #[test]

@@ -7,6 +7,7 @@
 //! | `GET /api/games` | the games offered (JSON) |
 //! | `GET /api/bots` | the bots a seat may have, with their options (JSON) |
 //! | `POST /api/tables` | opens a table ([`super::CreateRequest`]) and answers its links ([`super::Created`]) |
+//! | `GET /api/status` | how many tables there are, in memory and in play ([`super::Status`], JSON) |
 //! | `GET /t/TOKEN` | the table page of a seat's (or the spectators') link |
 //! | `GET /t/TOKEN/view` | that link's current `view` message (JSON) |
 //! | `GET /t/TOKEN/transcript` | the finished game's transcript (`rulebook replay` reads it) |
@@ -35,6 +36,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/api/games", get(games))
         .route("/api/bots", get(bots))
         .route("/api/tables", post(create))
+        .route("/api/status", get(status))
         .route("/t/{token}", get(table_page))
         .route("/t/{token}/view", get(view))
         .route("/t/{token}/transcript", get(transcript))
@@ -112,22 +114,27 @@ async fn create(State(server): State<Arc<Server>>, body: Bytes) -> Response {
     }
 }
 
+async fn status(State(server): State<Arc<Server>>) -> Response {
+    json(StatusCode::OK, serde_json::to_string(&server.status()).unwrap_or_default())
+}
+
 async fn table_page(State(server): State<Arc<Server>>, Path(token): Path<String>) -> Response {
-    match server.link(&token) {
-        Some(_) => html(StatusCode::OK, assets::TABLE_HTML),
-        None => html(StatusCode::NOT_FOUND, assets::UNKNOWN_HTML),
+    if server.knows(&token) {
+        html(StatusCode::OK, assets::TABLE_HTML)
+    } else {
+        html(StatusCode::NOT_FOUND, assets::UNKNOWN_HTML)
     }
 }
 
 async fn view(State(server): State<Arc<Server>>, Path(token): Path<String>) -> Response {
-    match server.link(&token) {
+    match server.link(&token).await {
         Some((table, seat)) => json(StatusCode::OK, table.view(seat).await.to_string()),
         None => refuse(StatusCode::NOT_FOUND, "this link does not open a table here"),
     }
 }
 
 async fn transcript(State(server): State<Arc<Server>>, Path(token): Path<String>) -> Response {
-    let Some((table, _)) = server.link(&token) else {
+    let Some((table, _)) = server.link(&token).await else {
         return refuse(StatusCode::NOT_FOUND, "this link does not open a table here");
     };
     match table.transcript() {

@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 use store::{Store, TableConfig};
 use table::Table;
 
@@ -40,7 +41,10 @@ pub struct Config {
     pub data: PathBuf,
     /// The pause before each bot move at a table, so that the people at it can follow the
     /// bots' moves one by one (zero: bots move at once).
-    pub bot_delay: std::time::Duration,
+    pub bot_delay: Duration,
+    /// How long a finished table that nobody watches stays in memory; after that, the server
+    /// lets go of it and replays it from the store when someone opens it again.
+    pub keep_finished: Duration,
 }
 
 /// Most tables playing at once (finished tables do not count).
@@ -51,13 +55,46 @@ pub struct Server {
     catalog: Catalog,
     store: Arc<Store>,
     /// The pause before each bot move ([`Config::bot_delay`]).
-    bot_delay: std::time::Duration,
-    /// Token -> the table and the seat it acts for (`None`: a spectators' link).
-    links: RwLock<HashMap<String, Link>>,
+    bot_delay: Duration,
+    /// How long a finished table nobody watches is kept ([`Config::keep_finished`]).
+    keep_finished: Duration,
+    /// Token -> the stored table and the seat it acts for (`None`: a spectators' link).
+    links: RwLock<HashMap<String, Opens>>,
+    /// The tables in memory (a finished one until it is let go of).
+    loaded: Mutex<Vec<Arc<Entry>>>,
 }
 
 /// What a link opens: a table, and the seat it acts for (`None`: spectators).
 pub type Link = (Arc<Table>, Option<usize>);
+
+/// What a token opens: a stored table, and the seat the token acts for (`None`: spectators).
+type Opens = (Arc<Entry>, Option<usize>);
+
+/// A table the server knows: how it was set up, and its game while it is in memory.
+struct Entry {
+    id: String,
+    config: TableConfig,
+    /// The table, while it is in memory; `None` for a finished table not opened since the
+    /// server started or let go of since ([`Config::keep_finished`]).
+    table: Mutex<Option<Arc<Table>>>,
+}
+
+impl Entry {
+    fn loaded(&self) -> Option<Arc<Table>> {
+        self.table.lock().ok()?.clone()
+    }
+}
+
+/// How many tables the server has (`GET /api/status`).
+#[derive(Debug, Serialize)]
+pub struct Status {
+    /// Every table in the store.
+    pub tables: usize,
+    /// The tables in memory (in play, or finished and still kept).
+    pub in_memory: usize,
+    /// The tables whose games are going on.
+    pub in_play: usize,
+}
 
 /// A request to open a table: the game as `rulebook play` takes it.
 #[derive(Debug, Deserialize)]
@@ -110,33 +147,98 @@ pub struct SeatLink {
 }
 
 impl Server {
-    /// Opens the store in `config.data` and brings back every table in it.
+    /// Opens the store in `config.data` and brings back every table in play in it; a
+    /// finished table comes back when someone opens one of its links.
     pub fn open(config: &Config) -> Result<Arc<Server>, String> {
         let (store, stored) = Store::open(&config.data)?;
         let server = Arc::new(Server {
             catalog: Catalog::new(config.games_dir.clone()),
             store: Arc::new(store),
             bot_delay: config.bot_delay,
+            keep_finished: config.keep_finished,
             links: RwLock::default(),
+            loaded: Mutex::default(),
         });
-        let mut restored = 0;
+        let (mut restored, mut finished) = (0, 0);
         for t in stored {
-            let game = match server.catalog.load(&t.config.game, &t.config.variants, &t.config.options) {
-                Ok(g) => g,
-                Err(e) => {
-                    eprintln!("table {} is not restored: {e}", t.id);
-                    continue;
+            let entry = Arc::new(Entry { id: t.id, config: t.config, table: Mutex::new(None) });
+            if t.finished {
+                finished += 1;
+            } else {
+                match server.load(&entry, t.decisions) {
+                    Ok(_) => restored += 1,
+                    Err(e) => {
+                        eprintln!("table {} is not restored: {e}", entry.id);
+                        continue;
+                    }
                 }
-            };
-            let table =
-                Table::start(t.id.clone(), t.config, game, t.decisions, server.store.clone(), server.bot_delay)?;
-            server.register(table);
-            restored += 1;
+            }
+            server.register(entry);
         }
-        if restored > 0 {
-            eprintln!("restored {restored} table(s) from {}", config.data.join(store::FILE_NAME).display());
+        if restored + finished > 0 {
+            eprintln!(
+                "restored {restored} table(s) in play from {} ({finished} finished: each comes back when opened)",
+                config.data.join(store::FILE_NAME).display()
+            );
         }
         Ok(server)
+    }
+
+    /// An entry's table, started: its game from the catalog, `decisions` replayed. `over`:
+    /// the store knows its game is over.
+    fn start(&self, entry: &Entry, decisions: Vec<store::Decision>, over: bool) -> Result<Arc<Table>, String> {
+        let c = &entry.config;
+        let game = self.catalog.load(&c.game, &c.variants, &c.options)?;
+        Table::start(entry.id.clone(), c.clone(), game, (decisions, over), self.store.clone(), self.bot_delay)
+    }
+
+    /// Starts an entry's table in play and keeps it in memory.
+    fn load(&self, entry: &Arc<Entry>, decisions: Vec<store::Decision>) -> Result<Arc<Table>, String> {
+        let table = self.start(entry, decisions, false)?;
+        *entry.table.lock().map_err(|_| BROKEN)? = Some(table.clone());
+        self.loaded.lock().map_err(|_| BROKEN)?.push(entry.clone());
+        Ok(table)
+    }
+
+    /// An entry's table: the one in memory, else the finished game replayed from the store.
+    fn wake(&self, entry: &Arc<Entry>) -> Result<Arc<Table>, String> {
+        // One waker at a time per table; the others then find it loaded.
+        let mut slot = entry.table.lock().map_err(|_| BROKEN)?;
+        if let Some(t) = slot.as_ref() {
+            return Ok(t.clone());
+        }
+        let table = self.start(entry, self.store.decisions(&entry.id)?, true)?;
+        *slot = Some(table.clone());
+        drop(slot);
+        self.loaded.lock().map_err(|_| BROKEN)?.push(entry.clone());
+        self.let_go();
+        Ok(table)
+    }
+
+    /// Lets go of the finished tables kept longer than [`Config::keep_finished`] that nobody
+    /// watches (each comes back from the store when someone opens it).
+    fn let_go(&self) {
+        let Ok(mut loaded) = self.loaded.lock() else { return };
+        loaded.retain(|entry| {
+            let Ok(mut slot) = entry.table.lock() else { return true };
+            match slot.as_ref() {
+                Some(t) if t.unloadable(self.keep_finished) => {
+                    *slot = None;
+                    false
+                }
+                Some(_) => true,
+                None => false,
+            }
+        });
+    }
+
+    /// How many tables there are, in memory and in play.
+    pub fn status(&self) -> Status {
+        self.let_go();
+        let tables = self.links.read().map(|l| l.values().filter(|(_, s)| s.is_none()).count()).unwrap_or(0);
+        let loaded = self.loaded.lock().map(|l| l.iter().filter_map(|e| e.loaded()).collect::<Vec<_>>());
+        let loaded = loaded.unwrap_or_default();
+        Status { tables, in_memory: loaded.len(), in_play: loaded.iter().filter(|t| t.in_play()).count() }
     }
 
     /// The games offered.
@@ -144,20 +246,39 @@ impl Server {
         &self.catalog
     }
 
-    fn register(&self, table: Arc<Table>) {
+    fn register(&self, entry: Arc<Entry>) {
         let Ok(mut links) = self.links.write() else { return };
-        for (seat, token) in table.config.tokens.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
-            links.insert(token.clone(), (table.clone(), Some(seat)));
+        for (seat, token) in entry.config.tokens.iter().enumerate().filter(|(_, t)| !t.is_empty()) {
+            links.insert(token.clone(), (entry.clone(), Some(seat)));
         }
-        links.insert(table.config.spectator.clone(), (table.clone(), None));
+        links.insert(entry.config.spectator.clone(), (entry.clone(), None));
     }
 
-    /// The table a token opens, and the seat it acts for.
-    pub fn link(&self, token: &str) -> Option<Link> {
+    fn entry(&self, token: &str) -> Option<Opens> {
         if !token::looks_like_token(token) {
             return None;
         }
         self.links.read().ok()?.get(token).cloned()
+    }
+
+    /// Whether a token opens a table here (without bringing the table back into memory).
+    pub fn knows(&self, token: &str) -> bool {
+        self.entry(token).is_some()
+    }
+
+    /// The table a token opens, and the seat it acts for. A finished table that is not in
+    /// memory is replayed from the store first (off the async threads); one that can no longer
+    /// be replayed (its game's files are gone) opens nothing, and the log says why.
+    pub async fn link(self: &Arc<Self>, token: &str) -> Option<Link> {
+        let (entry, seat) = self.entry(token)?;
+        if let Some(table) = entry.loaded() {
+            return Some((table, seat));
+        }
+        let server = self.clone();
+        let woken = tokio::task::spawn_blocking(move || {
+            server.wake(&entry).map_err(|e| eprintln!("table {} is not restored: {e}", entry.id)).ok()
+        });
+        Some((woken.await.ok()??, seat))
     }
 
     /// Opens a table (blocking: loads the game, stores the table). The error says what is
@@ -181,13 +302,9 @@ impl Server {
         bots.check(&game, req.players)?;
         // The game must start with these seats (player counts, the game's own checks).
         crate::Session::new(&game, req.players, 0, false).map_err(|e| e.to_string())?;
-        let in_play = self
-            .links
-            .read()
-            .map_err(|_| "the server is broken")?
-            .values()
-            .filter(|(t, s)| s.is_none() && t.in_play())
-            .count();
+        self.let_go();
+        let in_play =
+            self.loaded.lock().map_err(|_| BROKEN)?.iter().filter(|e| e.loaded().is_some_and(|t| t.in_play())).count();
         if in_play >= MAX_TABLES_IN_PLAY {
             return Err(format!("{in_play} tables are playing: this server takes no more until some finish"));
         }
@@ -213,9 +330,10 @@ impl Server {
         };
         let id = token::new_table_id()?;
         self.store.add_table(&id, &config)?;
-        let table = Table::start(id.clone(), config, game.clone(), Vec::new(), self.store.clone(), self.bot_delay)?;
-        let spectator = format!("/t/{}", table.config.spectator);
-        self.register(table);
+        let spectator = format!("/t/{}", config.spectator);
+        let entry = Arc::new(Entry { id: id.clone(), config, table: Mutex::new(None) });
+        self.load(&entry, Vec::new())?;
+        self.register(entry);
         Ok(Created {
             table: id,
             title: game.rules.title.clone(),
@@ -230,6 +348,8 @@ impl Server {
         })
     }
 }
+
+const BROKEN: &str = "the server is broken (a thread stopped while holding its tables)";
 
 /// A server running in the background (tests, embedding): its address. Dropping it stops
 /// the listener.

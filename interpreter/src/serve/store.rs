@@ -1,7 +1,8 @@
 //! The tables' store: one SQLite file (`tables.sqlite3` in the data folder) with one row per
-//! table (its configuration: game, variants, options, seats, seed, links) and one row per
-//! decision. A game is its configuration and its decisions: the server rebuilds every table
-//! by replaying them when it starts.
+//! table (its configuration: game, variants, options, seats, seed, links; and whether its game
+//! is over) and one row per decision. A game is its configuration and its decisions: the
+//! server rebuilds a table by replaying them, a table in play when it starts, a finished one
+//! when someone opens it ([`Store::decisions`]).
 //!
 //! One writer thread owns the connection. A decision is acknowledged only once the
 //! transaction holding it is committed (WAL journal, `synchronous = FULL`); decisions that
@@ -43,7 +44,10 @@ pub struct StoredTable {
     pub id: String,
     /// Configuration.
     pub config: TableConfig,
-    /// Decisions in order.
+    /// Whether its game is over ([`Store::mark_finished`]).
+    pub finished: bool,
+    /// Decisions in order; left out (empty) for a finished table, which [`Store::decisions`]
+    /// reads when it is needed.
     pub decisions: Vec<Decision>,
 }
 
@@ -62,15 +66,18 @@ pub struct Store {
     jobs: mpsc::Sender<Job>,
 }
 
-/// A write and whom to tell when it is durable.
-struct Job {
-    write: Write,
-    done: mpsc::SyncSender<Result<(), String>>,
+/// What the writer thread does for a caller, and whom it answers.
+enum Job {
+    /// A write, answered once it is durable.
+    Write { write: Write, done: mpsc::SyncSender<Result<(), String>> },
+    /// The decisions of a table, read after the writes that came before.
+    Read { table: String, reply: mpsc::SyncSender<Result<Vec<Decision>, String>> },
 }
 
 enum Write {
     Table { id: String, config: String },
     Decisions { table: String, first: usize, decisions: Vec<Decision> },
+    Finished { table: String },
 }
 
 /// The name of the database file in the data folder.
@@ -92,7 +99,8 @@ impl Store {
              PRAGMA synchronous = FULL;
              CREATE TABLE IF NOT EXISTS tables (
                  id TEXT PRIMARY KEY,
-                 config TEXT NOT NULL
+                 config TEXT NOT NULL,
+                 finished INTEGER NOT NULL DEFAULT 0
              );
              CREATE TABLE IF NOT EXISTS decisions (
                  table_id TEXT NOT NULL,
@@ -109,6 +117,7 @@ impl Store {
             ),
             _ => fail(e),
         })?;
+        add_finished_column(&conn).map_err(fail)?;
         let tables = read_all(&conn).map_err(fail)?;
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
@@ -130,27 +139,57 @@ impl Store {
         self.run(Write::Decisions { table: table.to_string(), first, decisions: decisions.to_vec() })
     }
 
+    /// Notes that a table's game is over: the server then brings it back only when someone
+    /// opens it.
+    pub fn mark_finished(&self, table: &str) -> Result<(), String> {
+        self.run(Write::Finished { table: table.to_string() })
+    }
+
+    /// Every decision stored for a table, in order.
+    pub fn decisions(&self, table: &str) -> Result<Vec<Decision>, String> {
+        let (reply, wait) = mpsc::sync_channel(1);
+        self.jobs.send(Job::Read { table: table.to_string(), reply }).map_err(|_| STOPPED.to_string())?;
+        wait.recv().map_err(|_| STOPPED.to_string())?
+    }
+
     fn run(&self, write: Write) -> Result<(), String> {
         let (done, wait) = mpsc::sync_channel(1);
-        self.jobs.send(Job { write, done }).map_err(|_| "the store has stopped".to_string())?;
-        wait.recv().map_err(|_| "the store has stopped".to_string())?
+        self.jobs.send(Job::Write { write, done }).map_err(|_| STOPPED.to_string())?;
+        wait.recv().map_err(|_| STOPPED.to_string())?
     }
+}
+
+const STOPPED: &str = "the store has stopped";
+
+/// Adds the `finished` column to a store made before it existed (its tables count as in play
+/// until their games are replayed once).
+fn add_finished_column(conn: &Connection) -> rusqlite::Result<()> {
+    let has = conn.prepare("SELECT 1 FROM pragma_table_info('tables') WHERE name = 'finished'")?.exists([])?;
+    if !has {
+        conn.execute_batch("ALTER TABLE tables ADD COLUMN finished INTEGER NOT NULL DEFAULT 0")?;
+    }
+    Ok(())
 }
 
 fn read_all(conn: &Connection) -> rusqlite::Result<Vec<StoredTable>> {
     let mut tables = Vec::new();
-    let mut rows = conn.prepare("SELECT id, config FROM tables ORDER BY rowid")?;
+    let mut rows = conn.prepare("SELECT id, config, finished FROM tables ORDER BY rowid")?;
     let mut q = rows.query([])?;
     while let Some(row) = q.next()? {
         let id: String = row.get(0)?;
         let text: String = row.get(1)?;
         let config: TableConfig = serde_json::from_str(&text)
             .map_err(|e| rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, Box::new(e)))?;
-        tables.push(StoredTable { id, config, decisions: Vec::new() });
+        let finished: i64 = row.get(2)?;
+        tables.push(StoredTable { id, config, finished: finished != 0, decisions: Vec::new() });
     }
     let index: std::collections::HashMap<String, usize> =
         tables.iter().enumerate().map(|(i, t)| (t.id.clone(), i)).collect();
-    let mut rows = conn.prepare("SELECT table_id, seat, option FROM decisions ORDER BY table_id, n")?;
+    // The decisions of the tables in play only: a finished table's are read when it is opened.
+    let mut rows = conn.prepare(
+        "SELECT d.table_id, d.seat, d.option FROM decisions d JOIN tables t ON t.id = d.table_id \
+         WHERE t.finished = 0 ORDER BY d.table_id, d.n",
+    )?;
     let mut q = rows.query([])?;
     while let Some(row) = q.next()? {
         let id: String = row.get(0)?;
@@ -162,8 +201,18 @@ fn read_all(conn: &Connection) -> rusqlite::Result<Vec<StoredTable>> {
     Ok(tables)
 }
 
-/// The writer: takes every job waiting, commits them in one transaction and answers each.
-/// When the batch fails, each job is tried again alone, so one bad write fails only itself.
+fn read_decisions(conn: &Connection, table: &str) -> rusqlite::Result<Vec<Decision>> {
+    let mut rows = conn.prepare_cached("SELECT seat, option FROM decisions WHERE table_id = ?1 ORDER BY n")?;
+    let decisions = rows.query_map(params![table], |row| {
+        let seat: i64 = row.get(0)?;
+        Ok(Decision { seat: seat as usize, option: row.get(1)? })
+    })?;
+    decisions.collect()
+}
+
+/// The writer: takes every job waiting, commits the writes in one transaction and answers
+/// each, then answers the reads. When the batch fails, each write is tried again alone, so
+/// one bad write fails only itself.
 fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>) {
     while let Ok(first) = jobs.recv() {
         let mut batch = vec![first];
@@ -173,15 +222,26 @@ fn writer(mut conn: Connection, jobs: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let writes: Vec<&Write> = batch.iter().map(|j| &j.write).collect();
-        if commit(&mut conn, &writes).is_ok() {
-            for j in &batch {
-                let _ = j.done.send(Ok(()));
+        let mut writes: Vec<(&Write, &mpsc::SyncSender<Result<(), String>>)> = Vec::new();
+        let mut reads = Vec::new();
+        for job in &batch {
+            match job {
+                Job::Write { write, done } => writes.push((write, done)),
+                Job::Read { table, reply } => reads.push((table, reply)),
             }
-            continue;
         }
-        for j in &batch {
-            let _ = j.done.send(commit(&mut conn, &[&j.write]).map_err(|e| format!("cannot store: {e}")));
+        let all: Vec<&Write> = writes.iter().map(|(w, _)| *w).collect();
+        if all.is_empty() || commit(&mut conn, &all).is_ok() {
+            for (_, done) in &writes {
+                let _ = done.send(Ok(()));
+            }
+        } else {
+            for (write, done) in &writes {
+                let _ = done.send(commit(&mut conn, &[write]).map_err(|e| format!("cannot store: {e}")));
+            }
+        }
+        for (table, reply) in reads {
+            let _ = reply.send(read_decisions(&conn, table).map_err(|e| format!("cannot read the store: {e}")));
         }
     }
 }
@@ -199,6 +259,9 @@ fn commit(conn: &mut Connection, writes: &[&Write]) -> rusqlite::Result<()> {
                 for (k, d) in decisions.iter().enumerate() {
                     insert.execute(params![table, (first + k) as i64, d.seat as i64, d.option])?;
                 }
+            }
+            Write::Finished { table } => {
+                tx.execute("UPDATE tables SET finished = 1 WHERE id = ?1", params![table])?;
             }
         }
     }
@@ -251,8 +314,75 @@ mod tests {
         let (_store, tables) = reopened.expect("the store reopens");
         assert_eq!(tables.len(), 1);
         assert_eq!(tables[0].config, config());
+        assert!(!tables[0].finished);
         let options: Vec<&str> = tables[0].decisions.iter().map(|d| d.option.as_str()).collect();
         assert_eq!(options, ["x", "y", "z"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Opens the store in `dir`, waiting until an earlier store of it has let go of its lock.
+    fn reopen(dir: &Path) -> (Store, Vec<StoredTable>) {
+        for _ in 0..100 {
+            if let Ok(r) = Store::open(dir) {
+                return r;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        panic!("the store does not reopen");
+    }
+
+    #[test]
+    fn a_finished_table_comes_back_without_its_decisions_which_are_read_on_demand() {
+        let dir = std::env::temp_dir().join(format!("rulebook-store-finished-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let d = |seat, o: &str| Decision { seat, option: o.to_string() };
+        {
+            let (store, _) = Store::open(&dir).unwrap();
+            store.add_table("over", &config()).unwrap();
+            store.add_table("playing", &config()).unwrap();
+            store.add_decisions("over", 0, &[d(0, "a"), d(1, "b")]).unwrap();
+            store.add_decisions("playing", 0, &[d(1, "c")]).unwrap();
+            store.mark_finished("over").unwrap();
+            // A read comes after the writes sent before it.
+            store.add_decisions("playing", 1, &[d(0, "e")]).unwrap();
+            assert_eq!(store.decisions("playing").unwrap(), [d(1, "c"), d(0, "e")]);
+        }
+        let (store, tables) = reopen(&dir);
+        let by_id = |id: &str| tables.iter().find(|t| t.id == id).unwrap();
+        assert!(by_id("over").finished && by_id("over").decisions.is_empty());
+        assert!(!by_id("playing").finished);
+        assert_eq!(by_id("playing").decisions, [d(1, "c"), d(0, "e")]);
+        assert_eq!(store.decisions("over").unwrap(), [d(0, "a"), d(1, "b")]);
+        assert!(store.decisions("nobody").unwrap().is_empty());
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_store_made_before_the_finished_column_gets_it_and_keeps_its_tables() {
+        let dir = std::env::temp_dir().join(format!("rulebook-store-old-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        {
+            let conn = Connection::open(dir.join(FILE_NAME)).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE tables (id TEXT PRIMARY KEY, config TEXT NOT NULL);
+                 CREATE TABLE decisions (table_id TEXT NOT NULL, n INTEGER NOT NULL, seat INTEGER NOT NULL,
+                     option TEXT NOT NULL, PRIMARY KEY (table_id, n));",
+            )
+            .unwrap();
+            let config = serde_json::to_string(&config()).unwrap();
+            conn.execute("INSERT INTO tables (id, config) VALUES ('old', ?1)", params![config]).unwrap();
+            conn.execute("INSERT INTO decisions VALUES ('old', 0, 1, 'x')", []).unwrap();
+        }
+        let (store, tables) = reopen(&dir);
+        assert_eq!(tables.len(), 1);
+        assert!(!tables[0].finished, "an old table is replayed once, as before");
+        assert_eq!(tables[0].decisions, [Decision { seat: 1, option: "x".into() }]);
+        store.mark_finished("old").unwrap();
+        drop(store);
+        let (_store, tables) = reopen(&dir);
+        assert!(tables[0].finished);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

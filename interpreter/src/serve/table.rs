@@ -5,8 +5,9 @@
 //! Every decision, a person's or a bot's, is applied to the session (a transaction), then
 //! stored; only once it is stored is it acknowledged and shown. When the store fails, the
 //! session goes back to where it was. Views are built only for viewers someone is watching,
-//! and for everyone when the game ends; a finished table's thread then stops and its feeds
-//! keep the final views.
+//! and for everyone when the game ends; a finished table's thread then stops, its feeds keep
+//! the final views, and the store notes that the game is over (the server may then let go of
+//! the table and replay it when someone opens it again).
 //!
 //! Bots move one at a time, each after a pause (the server's bot delay) that every applied
 //! decision starts again, so that the people at the table see each bot's move; commands are
@@ -68,6 +69,8 @@ struct Outputs {
     feeds: Vec<watch::Sender<Arc<str>>>,
     /// The transcript, once the game is over.
     transcript: OnceLock<String>,
+    /// When the table's thread ended with the game over.
+    over: OnceLock<Instant>,
 }
 
 /// A table, as the server holds it.
@@ -84,13 +87,14 @@ pub struct Table {
 
 impl Table {
     /// Starts a table on its own thread: the game from its seed, then `decisions` replayed
-    /// (a table coming back after a restart), then bots play until a person must decide, each
-    /// move `bot_delay` after the decision before it.
+    /// (a table coming back), then bots play until a person must decide, each move
+    /// `bot_delay` after the decision before it. `stored_over`: the store already knows that
+    /// this game is over (it is not told again).
     pub fn start(
         id: String,
         config: TableConfig,
         game: Arc<Game>,
-        decisions: Vec<Decision>,
+        (decisions, stored_over): (Vec<Decision>, bool),
         store: Arc<Store>,
         bot_delay: Duration,
     ) -> Result<Arc<Table>, String> {
@@ -109,6 +113,7 @@ impl Table {
         let out = Arc::new(Outputs {
             feeds: (0..=config.players).map(|_| watch::channel(Arc::from("")).0).collect(),
             transcript: OnceLock::new(),
+            over: OnceLock::new(),
         });
         let (tx, rx) = mpsc::channel(QUEUE);
         let table = Arc::new(Table {
@@ -126,7 +131,7 @@ impl Table {
                 let run = std::panic::AssertUnwindSafe(|| {
                     let actor = Actor::new(&id, &config, &game, store, summary, out);
                     match actor {
-                        Ok(table) => run(table, &decisions, bot_delay, rx),
+                        Ok(table) => run(table, &decisions, bot_delay, rx, stored_over),
                         Err(e) => eprintln!("table {id}: {e}"),
                     }
                 });
@@ -196,12 +201,26 @@ impl Table {
     pub fn transcript(&self) -> Option<&str> {
         self.out.transcript.get().map(String::as_str)
     }
+
+    /// Whether the server may let go of this table: its game has been over for `after` at
+    /// least, and nobody follows its feeds.
+    pub fn unloadable(&self, after: Duration) -> bool {
+        self.out.over.get().is_some_and(|t| t.elapsed() >= after)
+            && self.out.feeds.iter().all(|f| f.receiver_count() == 0)
+    }
 }
 
 /// A table's thread, from start to the end of its game: the stored `decisions` replayed,
 /// then the commands taken in order, and each bot's move made `bot_delay` after the decision
-/// before it (at once when the delay is zero).
-fn run(mut table: Actor<'_>, decisions: &[Decision], bot_delay: Duration, mut commands: mpsc::Receiver<Command>) {
+/// before it (at once when the delay is zero). At the end, the store learns that the game is
+/// over, unless `stored_over` says it knows.
+fn run(
+    mut table: Actor<'_>,
+    decisions: &[Decision],
+    bot_delay: Duration,
+    mut commands: mpsc::Receiver<Command>,
+    stored_over: bool,
+) {
     table.replay(decisions);
     table.changed();
     let mut bot_moves_at = Instant::now() + bot_delay;
@@ -239,7 +258,7 @@ fn run(mut table: Actor<'_>, decisions: &[Decision], bot_delay: Duration, mut co
             }
         }
     }
-    table.finish();
+    table.finish(stored_over);
 }
 
 /// The thread's side of a table.
@@ -447,12 +466,23 @@ impl<'g> Actor<'g> {
         format!("{} played at table {}", self.session.game().rules.title, self.id)
     }
 
-    /// The end: every viewer's final view left in its feed.
-    fn finish(&mut self) {
+    /// The end: every viewer's final view left in its feed; a game that is over is noted in
+    /// the store (unless `stored_over`: it knows).
+    fn finish(&mut self, stored_over: bool) {
         for (k, feed) in self.out.feeds.iter().enumerate() {
             let viewer = (k < self.session.players()).then_some(k);
             feed.send_replace(self.message(viewer));
         }
+        if self.problem.is_some() || !self.session.is_over() {
+            return;
+        }
+        if !stored_over {
+            if let Err(e) = self.store.mark_finished(&self.id) {
+                // The table is replayed at the next start instead, as before it was finished.
+                eprintln!("table {}: cannot note that its game is over: {e}", self.id);
+            }
+        }
+        let _ = self.out.over.set(Instant::now());
     }
 }
 

@@ -29,7 +29,7 @@ const MAX_REFUSED_IN_A_ROW: u32 = 100;
 
 /// `GET /ws/TOKEN`: upgrades to a WebSocket for the link's seat.
 pub async fn upgrade(State(server): State<Arc<Server>>, Path(token): Path<String>, ws: WebSocketUpgrade) -> Response {
-    match server.link(&token) {
+    match server.link(&token).await {
         Some((table, seat)) => ws
             .max_message_size(MAX_FRAME)
             .max_frame_size(MAX_FRAME)

@@ -37,15 +37,48 @@ impl TestServer {
 
     /// A server whose bots each move `bot_delay` after the decision before theirs.
     pub fn start_pacing_bots(name: &str, bot_delay: Duration) -> TestServer {
-        let data = temp_dir(name);
+        TestServer::start_on(temp_dir(name), bot_delay, Duration::from_secs(600))
+    }
+
+    /// A server whose bots move at once and that lets go of a finished table nobody watches
+    /// once it has been over for `keep_finished`.
+    pub fn start_keeping_finished(name: &str, keep_finished: Duration) -> TestServer {
+        TestServer::start_on(temp_dir(name), Duration::ZERO, keep_finished)
+    }
+
+    fn start_on(data: PathBuf, bot_delay: Duration, keep_finished: Duration) -> TestServer {
         let config = rulebook::serve::Config {
             games_dir: crate::root().join("games"),
             addr: "127.0.0.1:0".parse().unwrap(),
             data: data.clone(),
             bot_delay,
+            keep_finished,
         };
         let running = rulebook::serve::start(&config).unwrap();
         TestServer { addr: running.addr, running: Some(running), data }
+    }
+
+    /// Stops this server and starts another on its data folder (as a restart would), with
+    /// bots that move at once and `keep_finished`. The store's lock is free once the old
+    /// server's threads have ended: tried again until then.
+    pub fn restart(mut self, keep_finished: Duration) -> TestServer {
+        self.running.take();
+        let data = std::mem::take(&mut self.data);
+        let config = |data: &PathBuf| rulebook::serve::Config {
+            games_dir: crate::root().join("games"),
+            addr: "127.0.0.1:0".parse().unwrap(),
+            data: data.clone(),
+            bot_delay: Duration::ZERO,
+            keep_finished,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match rulebook::serve::start(&config(&data)) {
+                Ok(running) => return TestServer { addr: running.addr, running: Some(running), data },
+                Err(e) if Instant::now() > deadline => panic!("the server does not start again: {e}"),
+                Err(_) => std::thread::sleep(Duration::from_millis(50)),
+            }
+        }
     }
 
     pub fn get(&self, path: &str) -> (u16, String) {
@@ -71,7 +104,9 @@ impl TestServer {
 impl Drop for TestServer {
     fn drop(&mut self) {
         self.running.take();
-        let _ = std::fs::remove_dir_all(&self.data);
+        if !self.data.as_os_str().is_empty() {
+            let _ = std::fs::remove_dir_all(&self.data);
+        }
     }
 }
 

@@ -83,6 +83,10 @@ pub struct ServeArgs {
     /// moves one by one (0: bots move at once).
     #[arg(long, value_name = "MS", default_value_t = 700)]
     pub bot_delay: u64,
+    /// How long a finished table that nobody watches stays in memory, in seconds; after that
+    /// the server lets go of it and replays it from the database when someone opens it.
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub keep_finished: u64,
 }
 
 /// How to install the completion script, after `rulebook completions --help`.

@@ -12,6 +12,7 @@ pub fn run(cli: &Cli, args: &ServeArgs) -> Result<ExitCode, String> {
         addr,
         data: args.data.clone(),
         bot_delay: std::time::Duration::from_millis(args.bot_delay),
+        keep_finished: std::time::Duration::from_secs(args.keep_finished),
     };
     rulebook::serve::run(&config, |bound| {
         // Tests and scripts read this line for the port (with --addr HOST:0).
