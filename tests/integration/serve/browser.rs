@@ -113,10 +113,21 @@ impl Browser {
     }
 
     /// Clicks the first element matching a CSS selector (a real click, through WebDriver).
+    /// The page may draw itself anew between finding the element and clicking it (a view
+    /// came in): the element is then stale, and is found again.
     fn click(&self, css: &str) {
-        let found = self.cmd("POST", "element", Some(json!({ "using": "css selector", "value": css })));
-        let id = found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).unwrap().to_string();
-        self.cmd("POST", &format!("element/{id}/click"), Some(json!({})));
+        for _ in 0..10 {
+            let found = self.cmd("POST", "element", Some(json!({ "using": "css selector", "value": css })));
+            let id = found.as_object().and_then(|o| o.values().next()).and_then(Value::as_str).unwrap().to_string();
+            let path = format!("/session/{}/element/{id}/click", self.id);
+            let (status, text) = request(self.driver, "POST", &path, Some("{}"));
+            if status == 200 {
+                return;
+            }
+            assert!(text.contains("stale element reference"), "WebDriver POST {path}: {status} {text}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("`{css}` went stale ten times in a row: the page keeps drawing itself anew");
     }
 
     /// A PNG of the whole page, beyond the window (Chromium's DevTools capture).
