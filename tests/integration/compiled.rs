@@ -286,6 +286,34 @@ fn a_loop_over_a_zone_sees_what_rhai_sees() {
 }
 
 #[test]
+fn comparing_with_unit_is_what_rhai_gives() {
+    // `x == ()` and `x != ()` (either side) are answered from the value's kind alone: every
+    // kind of value, read from a variable or made by an expression, compares as in Rhai.
+    // (A range is left to Rhai, whose rules for it are its own.)
+    let extra =
+        "[components.chip]\nzone = \"pile\"\ninstances = [{ id = \"c1\" }]\n\n[zones.pile]\nvisible = \"public\"\n";
+    let body = r#"
+    let values = [(), 0, 3, "", "x", true, 'c', [], [()], #{}, game.cards("pile")[0]];
+    let out = "";
+    for v in values {
+        let e = v == ();
+        let n = v != ();
+        let l = () == v;
+        let m = () != v;
+        out += `${e}${n}${l}${m} `;
+    }
+    let none = ();
+    out += `${none == ()} ${() != none} ${game.cards("pile")[0] != ()} ${game.cards("pile")[0] == ()} ${[1][0] == ()}`;
+    if game.cards("pile")[0] != () && none == () { out += " both"; }
+    game.log(out);
+"#;
+    let (dir, game) = dice_bid_with("unit-compare", extra, body);
+    let compiled = log_as_rhai_writes_it(dir, &game);
+    assert!(compiled.contains("truefalsetruefalse falsetruefalsetrue"), "{compiled}");
+    assert!(compiled.contains("true false true false false both"), "{compiled}");
+}
+
+#[test]
 fn a_var_read_again_is_a_new_copy_as_in_rhai() {
     // The engine keeps the script form of a var between changes: every read still gives a
     // copy of its own, a value set is not the variable that was handed over, and a component

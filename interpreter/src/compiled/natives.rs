@@ -23,6 +23,12 @@ impl Native {
         self.from_files
     }
 
+    /// Whether an argument of type `t` may be passed to it (a parameter of that type, or one
+    /// that takes any value).
+    pub(crate) fn may_take(&self, t: TypeId) -> bool {
+        self.types.iter().any(|p| *p == t || *p == TypeId::of::<Dynamic>())
+    }
+
     /// The Rust function Rhai would call.
     pub(crate) fn func(&self) -> &RhaiFunc {
         &self.func

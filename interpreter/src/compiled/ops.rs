@@ -118,7 +118,7 @@ fn compare<T: PartialOrd>(op: &Token, a: T, b: T) -> R<Dynamic> {
 }
 
 /// Range types: Rhai compares them by their own rules (left to Rhai).
-fn is_range(t: TypeId) -> bool {
+pub(crate) fn is_range(t: TypeId) -> bool {
     t == TypeId::of::<std::ops::Range<INT>>() || t == TypeId::of::<std::ops::RangeInclusive<INT>>()
 }
 

@@ -108,6 +108,9 @@ impl Lower<'_> {
     /// one is evaluated, as Rhai reads it), the left one only when the right one is read in
     /// place too (nothing runs between the two reads).
     pub(super) fn comparison(&mut self, op: Token, name: &ImmutableString, x: &Expr, y: &Expr) -> U<Cond> {
+        if let Some(c) = self.unit_comparison(&op, name, x, y)? {
+            return Ok(c);
+        }
         let natives = self.natives.list(name, 2).map(<[Native]>::to_vec);
         let cmp = Compare::of(&op).ok_or_else(|| format!("operator `{name}`"))?;
         match (self.in_place(x), self.in_place(y)) {
@@ -145,6 +148,52 @@ impl Lower<'_> {
                 }))
             }
         }
+    }
+
+    /// `x == ()` or `x != ()` (`()` on either side): whether the other operand is `()`, asked
+    /// where it lies, without a copy or the operator's lookup. As Rhai's operator (see
+    /// [`ops::builtin_binary`]), `()` equals `()` only; a range, which Rhai compares by rules
+    /// of its own, and an engine operator that takes `()` are left to the general way (`None`).
+    fn unit_comparison(&mut self, op: &Token, name: &ImmutableString, x: &Expr, y: &Expr) -> U<Option<Cond>> {
+        let equal = match op {
+            Token::EqualsTo => true,
+            Token::NotEqualsTo => false,
+            _ => return Ok(None),
+        };
+        let (other, unit_first) = match (x, y) {
+            (other, Expr::Unit(..)) => (other, false),
+            (Expr::Unit(..), other) => (other, true),
+            _ => return Ok(None),
+        };
+        let natives = self.natives.list(name, 2).map(<[Native]>::to_vec);
+        if natives.as_ref().is_some_and(|l| l.iter().any(|n| n.may_take(std::any::TypeId::of::<()>()))) {
+            return Ok(None);
+        }
+        let op = op.clone();
+        // A range (never in place: only variables and integers are) is compared by Rhai's rules.
+        let general = move |rt: &mut Rt, v: Dynamic| {
+            let (a, b) = if unit_first { (Dynamic::UNIT, v) } else { (v, Dynamic::UNIT) };
+            truth(ops::binary(rt, &op, natives.as_deref(), a, b)?)
+        };
+        if let Some(v) = self.in_place(other) {
+            return Ok(Some(Box::new(move |s, rt| {
+                let v = v.get(s);
+                if ops::is_range(v.type_id()) {
+                    return general(rt, v.clone());
+                }
+                Ok(v.is_unit() == equal)
+            })));
+        }
+        let other = self.expr(other)?;
+        Ok(Some(Box::new(move |s, rt| {
+            let v = other(s, rt)?;
+            if ops::is_range(v.type_id()) {
+                return general(rt, v);
+            }
+            let unit = v.is_unit();
+            discard(v);
+            Ok(unit == equal)
+        })))
     }
 
     /// `x == "text"` (or `!=`): a variable, or properties read from one (`c.kind`,
