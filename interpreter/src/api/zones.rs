@@ -214,7 +214,10 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "Declares the zone, track, var or grid of this name out of play for the rest of the game (a module this game does not use): views leave it out. Scripts may still use it.",
         &["game: Game", "name: &str", "()"],
         |h: &mut GameHandle, name: &str| h.with(|r, w| {
-            if r.zone(name).is_err() && r.track(name).is_err() && r.var(name).is_err() && r.grid(name).is_err() {
+            // Asked of the name indexes: a failed lookup would make an error message.
+            let i = &r.index;
+            let named = [&i.zones, &i.tracks, &i.vars, &i.grids].iter().any(|names| names.contains_key(name));
+            if !named {
                 return Err(format!("out_of_play: no zone, track, var or grid is called `{name}`"));
             }
             if !w.state.out_of_play.iter().any(|n| n == name) {
