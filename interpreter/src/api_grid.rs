@@ -4,7 +4,7 @@
 //! is a script error that says why.
 
 use crate::api::{card_arg, component_index, per_player_index, reg};
-use crate::grid::{check_place, turn, GridInfo, GridSlot, Piece, Pieces, Placed, DIRS};
+use crate::grid::{check_place, misfit, turn, GridInfo, GridSlot, Piece, Pieces, Placed, DIRS};
 use crate::rules::Rules;
 use crate::script::{GameHandle, Work};
 use crate::state::State;
@@ -25,13 +25,14 @@ fn grid_slot(r: &Rules, st: &State, name: &str, owner: Option<i64>) -> Result<(u
 /// A piece argument: a component handle, a component id, a map with an `id`, or one of the
 /// grid's markers.
 fn piece_arg(info: &GridInfo, st: &State, d: &Dynamic) -> Result<Piece, String> {
-    if component_index(d).is_none() && d.is_string() {
-        let id = d.to_string();
-        if let Some(i) = info.markers.iter().position(|m| *m == id) {
-            return Ok(Piece::Marker(i as u32));
-        }
-        if !st.components.by_id.contains_key(&id) {
-            return Err(format!("`{id}` is neither a component nor a marker of grid `{}`", info.name));
+    if component_index(d).is_none() {
+        if let Some(id) = d.read_lock::<rhai::ImmutableString>() {
+            if let Some(i) = info.markers.iter().position(|m| m.as_str() == id.as_str()) {
+                return Ok(Piece::Marker(i as u32));
+            }
+            if !st.components.by_id.contains_key(id.as_str()) {
+                return Err(format!("`{}` is neither a component nor a marker of grid `{}`", id.as_str(), info.name));
+            }
         }
     }
     card_arg(st, d).map(Piece::Component)
@@ -52,17 +53,17 @@ impl Pieces for GamePieces<'_> {
         }
     }
 
-    fn edges(&self, piece: Piece) -> Result<Option<[String; 4]>, String> {
+    fn edges(&self, piece: Piece) -> Result<Option<[&str; 4]>, String> {
         let Piece::Component(i) = piece else { return Ok(None) };
         let c = &self.state.components.list[i as usize];
         let Some(key) = &self.rules.component_types[c.kind].edges else { return Ok(None) };
         let bad = || format!("component `{}`: its `{key}` property must hold 4 edges (N, E, S, W) as strings", c.id);
         match c.props.get(key) {
             Some(Value::List(l)) if l.len() == 4 => {
-                let mut out: [String; 4] = Default::default();
+                let mut out = [""; 4];
                 for (o, v) in out.iter_mut().zip(l) {
                     let Value::Str(s) = v else { return Err(bad()) };
-                    o.clone_from(s);
+                    *o = s;
                 }
                 Ok(Some(out))
             }
@@ -71,21 +72,30 @@ impl Pieces for GamePieces<'_> {
     }
 }
 
-/// `#{row, col, id, rot}` (and `edges` as it lies, for a piece with edges).
+/// `#{row, col, id, rot}` (and `edges` as it lies, for a piece with edges). The map is built
+/// from its entries in key order, at once (no search per entry).
 fn placed_map(p: &GamePieces<'_>, at: &Placed) -> Result<Dynamic, String> {
-    let mut m = Map::new();
-    m.insert("row".into(), Dynamic::from_int(at.row));
-    m.insert("col".into(), Dynamic::from_int(at.col));
-    m.insert("id".into(), p.name(at.piece).into());
-    m.insert("rot".into(), Dynamic::from_int(i64::from(at.rot)));
-    if let Some(e) = p.edges(at.piece)? {
-        m.insert("edges".into(), edges_array(&turn(&e, at.rot)));
-    }
+    let id = match at.piece {
+        // The component's id as scripts read it (`c.id`): a shared copy.
+        Piece::Component(i) => p.state.components.list[i as usize].script_values().id.clone(),
+        Piece::Marker(_) => p.name(at.piece).into(),
+    };
+    let edges = p.edges(at.piece)?.map(|e| edges_array(&turn(&e, at.rot)));
+    let col = ("col".into(), Dynamic::from_int(at.col));
+    let rest = [
+        ("id".into(), id),
+        ("rot".into(), Dynamic::from_int(i64::from(at.rot))),
+        ("row".into(), Dynamic::from_int(at.row)),
+    ];
+    let m: Map = match edges {
+        Some(e) => [col, ("edges".into(), e)].into_iter().chain(rest).collect(),
+        None => std::iter::once(col).chain(rest).collect(),
+    };
     Ok(Dynamic::from_map(m))
 }
 
-fn edges_array(e: &[String; 4]) -> Dynamic {
-    Dynamic::from_array(e.iter().map(|s| Dynamic::from(s.clone())).collect())
+fn edges_array(e: &[&str; 4]) -> Dynamic {
+    Dynamic::from_array(e.iter().map(|s| Dynamic::from(s.to_string())).collect())
 }
 
 fn cell_map(row: i64, col: i64) -> Map {
@@ -140,10 +150,12 @@ fn checked(
 
 fn fits(h: &mut GameHandle, grid: &str, owner: Option<i64>, piece: Dynamic, row: i64, col: i64, rot: i64) -> Res<bool> {
     h.with(|r, w| {
-        let gs = grid_slot(r, &w.state, grid, owner)?;
+        let (g, o) = grid_slot(r, &w.state, grid, owner)?;
+        let info = &r.grids[g];
         // An unknown piece is a mistake, not a misfit.
-        piece_arg(&r.grids[gs.0], &w.state, &piece)?;
-        Ok(checked(r, w, gs, &piece, (row, col, quarter_turns(rot)), false).is_ok())
+        let piece = piece_arg(info, &w.state, &piece)?;
+        let pieces = GamePieces { rules: r, state: &w.state, grid: info };
+        Ok(misfit(info, &w.state.grids[g][o], &pieces, piece, (row, col, quarter_turns(rot)), None).is_ok())
     })
 }
 
@@ -262,7 +274,7 @@ fn links(h: &mut GameHandle, grid: &str, owner: Option<i64>) -> Res<Array> {
                 let mut m = cell_map(x.row, x.col);
                 m.insert("id".into(), p.name(x.piece).into());
                 m.insert("other".into(), p.name(other.piece).into());
-                add_edges(&mut m, p.grid, d, &mine[d], &theirs[(d + 2) % 4]);
+                add_edges(&mut m, p.grid, d, mine[d], theirs[(d + 2) % 4]);
                 out.push(Dynamic::from_map(m));
             }
         }
@@ -304,7 +316,7 @@ fn touches(
             let theirs = turn(&theirs, other.rot);
             let mut m = cell_map(r, c);
             m.insert("id".into(), p.name(other.piece).into());
-            add_edges(&mut m, p.grid, d, &mine[d], &theirs[(d + 2) % 4]);
+            add_edges(&mut m, p.grid, d, mine[d], theirs[(d + 2) % 4]);
             out.push(Dynamic::from_map(m));
         }
         Ok(out)

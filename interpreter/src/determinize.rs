@@ -237,7 +237,7 @@ fn reroll_unseen_dice(game: &Game, st: &mut State, seat: usize, rng: &mut GameRn
                 let kind = st.components.list[c as usize].kind;
                 if let Some(faces) = &r.component_types[kind].faces {
                     let face = faces[rng.below(faces.len() as u64) as usize].clone();
-                    std::sync::Arc::make_mut(&mut st.components).list[c as usize].set_prop(r, "face", face);
+                    std::sync::Arc::make_mut(&mut st.components).set_prop(r, c, "face", face);
                 }
             }
         }

@@ -194,7 +194,7 @@ impl GridSlot {
 }
 
 /// A piece's edges after `rot` quarter turns clockwise: what faced north now faces east.
-pub fn turn(edges: &[String; 4], rot: u8) -> [String; 4] {
+pub fn turn<T: Clone>(edges: &[T; 4], rot: u8) -> [T; 4] {
     let r = usize::from(rot % 4);
     std::array::from_fn(|i| edges[(i + 4 - r) % 4].clone())
 }
@@ -204,8 +204,29 @@ pub fn turn(edges: &[String; 4], rot: u8) -> [String; 4] {
 pub trait Pieces {
     /// The id a message names.
     fn name(&self, piece: Piece) -> String;
-    /// The edges N, E, S, W as printed, if the piece has edges (an error if they are malformed).
-    fn edges(&self, piece: Piece) -> Result<Option<[String; 4]>, String>;
+    /// The four edges (N, E, S, W, unturned), or `None` for a piece without edges.
+    fn edges(&self, piece: Piece) -> Result<Option<[&str; 4]>, String>;
+}
+
+/// Why a piece may not go to a cell (see [`misfit`]): what a message needs, worked out into
+/// text only when one is asked for ([`check_place`]).
+pub enum Misfit<'a> {
+    /// The cell is off the grid.
+    OffGrid,
+    /// The cell holds as many pieces as it may (those pieces).
+    Taken(Vec<&'a Placed>),
+    /// The piece is already on the grid.
+    AlreadyThere,
+    /// The grid would span more than [`MAX_SPAN`] rows or columns.
+    TooWide,
+    /// The grid keeps its pieces together and the cell is next to none.
+    Alone,
+    /// The grid matches edges and the piece has none.
+    NoEdges,
+    /// An edge of the piece (towards `d`) does not match the edge of the neighbour there.
+    Edge { d: usize, mine: &'a str, theirs: &'a str, other: &'a Placed },
+    /// A piece's edges could not be read.
+    Broken(String),
 }
 
 /// Why `piece` may not go to (row, col) turned `rot` times, or `Ok` if it may. `moving` is
@@ -218,20 +239,51 @@ pub fn check_place(
     (row, col, rot): (i64, i64, u8),
     moving: Option<usize>,
 ) -> Result<(), String> {
+    let Err(why) = misfit(info, slot, pieces, piece, (row, col, rot), moving) else { return Ok(()) };
     let here = format!("row {row}, column {col}");
+    Err(match why {
+        Misfit::OffGrid => format!("{here} is off grid `{}` ({})", info.name, info.bounds_text()),
+        Misfit::Taken(in_cell) => {
+            let who: Vec<String> = in_cell.iter().map(|p| pieces.name(p.piece)).collect();
+            format!("{here} of grid `{}` is taken by {}", info.name, who.join(", "))
+        }
+        Misfit::AlreadyThere => format!("`{}` is already on grid `{}`", pieces.name(piece), info.name),
+        Misfit::TooWide => format!("{here} would make grid `{}` span more than {MAX_SPAN} rows or columns", info.name),
+        Misfit::Alone => format!("{here} of grid `{}` is not next to any piece", info.name),
+        Misfit::NoEdges => format!("`{}` has no edges to lay on grid `{}`", pieces.name(piece), info.name),
+        Misfit::Edge { d, mine, theirs, other } => format!(
+            "its {} edge `{mine}` does not match the {} edge `{theirs}` of `{}` at row {}, column {}",
+            DIRS[d],
+            DIRS[(d + 2) % 4],
+            pieces.name(other.piece),
+            other.row,
+            other.col
+        ),
+        Misfit::Broken(e) => e,
+    })
+}
+
+/// [`check_place`] without the message: a placement tried for each cell and turn (a decision's
+/// options) makes no text for those that do not fit.
+pub fn misfit<'a>(
+    info: &GridInfo,
+    slot: &'a GridSlot,
+    pieces: &'a dyn Pieces,
+    piece: Piece,
+    (row, col, rot): (i64, i64, u8),
+    moving: Option<usize>,
+) -> Result<(), Misfit<'a>> {
     if !info.on_grid(row, col) {
-        return Err(format!("{here} is off grid `{}` ({})", info.name, info.bounds_text()));
+        return Err(Misfit::OffGrid);
     }
     // The pieces of a cell, without the one moving.
-    let others = |r: i64, c: i64| slot.range(r, c).filter(|i| Some(*i) != moving).map(|i| &slot.placed[i]);
-    let in_cell: Vec<&Placed> = others(row, col).collect();
-    if in_cell.len() >= info.per_cell {
-        let who: Vec<String> = in_cell.iter().map(|p| pieces.name(p.piece)).collect();
-        return Err(format!("{here} of grid `{}` is taken by {}", info.name, who.join(", ")));
+    let others = |r: i64, c: i64| slot.range(r, c).filter(move |i| Some(*i) != moving).map(|i| &slot.placed[i]);
+    if others(row, col).count() >= info.per_cell {
+        return Err(Misfit::Taken(others(row, col).collect()));
     }
     if let Piece::Component(_) = piece {
         if moving.is_none() && slot.find(piece).is_some() {
-            return Err(format!("`{}` is already on grid `{}`", pieces.name(piece), info.name));
+            return Err(Misfit::AlreadyThere);
         }
     }
     if info.rows.is_none() {
@@ -242,37 +294,30 @@ pub fn check_place(
             (r0, r1, c0, c1) = (r0.min(p.row), r1.max(p.row), c0.min(p.col), c1.max(p.col));
         }
         if r1 - r0 >= MAX_SPAN || c1 - c0 >= MAX_SPAN {
-            return Err(format!("{here} would make grid `{}` span more than {MAX_SPAN} rows or columns", info.name));
+            return Err(Misfit::TooWide);
         }
     }
-    let neighbours: Vec<(usize, &Placed)> = (0..4)
-        .flat_map(|d| {
+    let neighbours = || {
+        (0..4).flat_map(move |d| {
             let (r, c) = info.step(row, col, d);
             others(r, c).map(move |p| (d, p))
         })
-        .collect();
+    };
     let alone = slot.placed.len() == usize::from(moving.is_some());
-    if info.connected && neighbours.is_empty() && !alone {
-        return Err(format!("{here} of grid `{}` is not next to any piece", info.name));
+    if info.connected && neighbours().next().is_none() && !alone {
+        return Err(Misfit::Alone);
     }
     let Some(rule) = &info.rule else { return Ok(()) };
-    let Some(mine) = pieces.edges(piece)? else {
-        return Err(format!("`{}` has no edges to lay on grid `{}`", pieces.name(piece), info.name));
+    let Some(mine) = pieces.edges(piece).map_err(Misfit::Broken)? else {
+        return Err(Misfit::NoEdges);
     };
     let mine = turn(&mine, rot);
-    for (d, other) in neighbours {
-        let Some(theirs) = pieces.edges(other.piece)? else { continue };
+    for (d, other) in neighbours() {
+        let Some(theirs) = pieces.edges(other.piece).map_err(Misfit::Broken)? else { continue };
         let theirs = turn(&theirs, other.rot);
-        let (a, b) = (&mine[d], &theirs[(d + 2) % 4]);
+        let (a, b) = (mine[d], theirs[(d + 2) % 4]);
         if !rule.matches(a, b) {
-            return Err(format!(
-                "its {} edge `{a}` does not match the {} edge `{b}` of `{}` at row {}, column {}",
-                DIRS[d],
-                DIRS[(d + 2) % 4],
-                pieces.name(other.piece),
-                other.row,
-                other.col
-            ));
+            return Err(Misfit::Edge { d, mine: a, theirs: b, other });
         }
     }
     Ok(())
@@ -334,9 +379,9 @@ mod tests {
                 Piece::Marker(i) => format!("m{i}"),
             }
         }
-        fn edges(&self, piece: Piece) -> Result<Option<[String; 4]>, String> {
+        fn edges(&self, piece: Piece) -> Result<Option<[&str; 4]>, String> {
             Ok(match piece {
-                Piece::Component(i) => Some(self.0[i as usize].map(String::from)),
+                Piece::Component(i) => Some(self.0[i as usize]),
                 Piece::Marker(_) => None,
             })
         }

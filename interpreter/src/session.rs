@@ -638,7 +638,7 @@ impl Pieces for SetupNames<'_> {
             Piece::Marker(i) => self.1.markers[i as usize].clone(),
         }
     }
-    fn edges(&self, _: Piece) -> Result<Option<[String; 4]>, String> {
+    fn edges(&self, _: Piece) -> Result<Option<[&str; 4]>, String> {
         Ok(None)
     }
 }
@@ -691,7 +691,7 @@ impl Session<'_> {
                 )));
             }
         }
-        std::sync::Arc::make_mut(&mut self.state.components).list[idx as usize].set_prop(r, key, value);
+        std::sync::Arc::make_mut(&mut self.state.components).set_prop(r, idx, key, value);
         Ok(())
     }
 

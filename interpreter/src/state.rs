@@ -185,14 +185,24 @@ impl Component {
     }
 }
 
-/// All components of a game, with an id index.
+/// All components of a game, with an id index. Each component and the index are shared by
+/// the copies (a state's components are copied when one of them changes while scripts hold
+/// handles of them: the copy then makes a list of pointers, not of components).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Components {
     /// Components by index.
-    pub list: Vec<Component>,
+    pub list: Vec<Arc<Component>>,
     /// Index by id.
     #[serde(skip)]
-    pub by_id: HashMap<String, u32, crate::value::NameHasher>,
+    pub by_id: Arc<HashMap<String, u32, crate::value::NameHasher>>,
+}
+
+impl Components {
+    /// Sets one property of component `idx` (see [`Component::set_prop`]); the other
+    /// components stay shared with the copies.
+    pub fn set_prop(&mut self, rules: &Rules, idx: u32, key: &str, value: Value) {
+        Arc::make_mut(&mut self.list[idx as usize]).set_prop(rules, key, value);
+    }
 }
 
 /// The contents of one zone (of one owner).
@@ -495,7 +505,20 @@ pub struct Outcome {
 #[derive(Default)]
 pub struct VarSlot {
     value: Arc<Value>,
-    script: Arc<std::sync::OnceLock<rhai::Dynamic>>,
+    script: Arc<std::sync::OnceLock<ScriptCopy>>,
+}
+
+/// The copy of a var's value scripts receive, and what it counts against the sandbox's size
+/// limits (worked out at the first read that asks, see [`Value::add_script_sizes`]).
+struct ScriptCopy {
+    value: rhai::Dynamic,
+    sizes: std::sync::OnceLock<[usize; 3]>,
+}
+
+impl ScriptCopy {
+    fn new(value: rhai::Dynamic) -> ScriptCopy {
+        ScriptCopy { value, sizes: std::sync::OnceLock::new() }
+    }
 }
 
 impl VarSlot {
@@ -528,11 +551,11 @@ impl VarSlot {
         match (Arc::get_mut(&mut self.value), Arc::get_mut(&mut self.script)) {
             (Some(v), Some(s)) => {
                 *v = value;
-                *s = std::sync::OnceLock::from(script);
+                *s = std::sync::OnceLock::from(ScriptCopy::new(script));
             }
             _ => {
                 self.value = Arc::new(value);
-                self.script = Arc::new(std::sync::OnceLock::from(script));
+                self.script = Arc::new(std::sync::OnceLock::from(ScriptCopy::new(script)));
             }
         }
     }
@@ -540,7 +563,24 @@ impl VarSlot {
     /// The value as a script receives it: a copy of the one made at the first read since the
     /// last change.
     pub fn script_value(&self) -> rhai::Dynamic {
-        self.script.get_or_init(|| self.value.to_dynamic()).clone()
+        self.script_copy().value.clone()
+    }
+
+    /// [`VarSlot::script_value`], with what it counts against the sandbox's size limits
+    /// (`[array elements, map entries, bytes of strings]`, worked out once per value): a
+    /// compiled script's read checks the limits without walking the copy.
+    pub fn script_value_sized(&self) -> (rhai::Dynamic, [usize; 3]) {
+        let copy = self.script_copy();
+        let sizes = *copy.sizes.get_or_init(|| {
+            let mut sizes = [0; 3];
+            self.value.add_script_sizes(&mut sizes);
+            sizes
+        });
+        (copy.value.clone(), sizes)
+    }
+
+    fn script_copy(&self) -> &ScriptCopy {
+        self.script.get_or_init(|| ScriptCopy::new(self.value.to_dynamic()))
     }
 }
 
@@ -901,8 +941,8 @@ impl State {
         if comps.by_id.contains_key(&id) {
             return Err(format!("a component with id `{id}` already exists"));
         }
-        comps.by_id.insert(id.clone(), idx);
-        comps.list.push(Component::new(rules, id, kind, props));
+        Arc::make_mut(&mut comps.by_id).insert(id.clone(), idx);
+        comps.list.push(Arc::new(Component::new(rules, id, kind, props)));
         self.location.push(NOWHERE);
         Ok(idx)
     }
@@ -939,7 +979,7 @@ impl State {
                 })?,
             None => faces[self.rng.below(faces.len() as u64) as usize].clone(),
         };
-        Arc::make_mut(&mut self.components).list[idx as usize].set_prop(rules, "face", face.clone());
+        Arc::make_mut(&mut self.components).set_prop(rules, idx, "face", face.clone());
         Ok(face)
     }
 

@@ -610,7 +610,7 @@ fn a_components_place_in_a_run_follows_its_properties() {
     let series = object.prop("series").and_then(|v| v.as_str()).expect("a letter").to_string();
     let place = "ABCDEF".find(series.as_str()).expect("a series A..F") as i64;
     assert_eq!(object.run_rank(collection), Some(place));
-    let mut changed = object.clone();
+    let mut changed = rulebook::state::Component::clone(object);
     changed.set_prop(&game.rules, "series", rulebook::value::Value::Str("F".into()));
     assert_eq!(changed.run_rank(collection), Some(5));
     changed.set_prop(&game.rules, "series", rulebook::value::Value::Str("Z".into()));

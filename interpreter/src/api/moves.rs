@@ -296,7 +296,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
                 let v = w.take_value(&value)?;
                 let old = w.state.components.list[idx as usize].props.get(key).map_or(0, Value::approx_bytes);
                 w.keep(v.approx_bytes(), old)?;
-                std::sync::Arc::make_mut(&mut w.state.components).list[idx as usize].set_prop(r, key, v);
+                std::sync::Arc::make_mut(&mut w.state.components).set_prop(r, idx, key, v);
                 Ok(())
             })
         }

@@ -3,9 +3,11 @@
 //! and random draws from the game's generator.
 
 use super::{event, per_player_index, reg, reg_files, Res};
+use crate::compiled::PartValue;
 use crate::log::{Event, EventKind};
 use crate::rules::Rules;
 use crate::script::{GameHandle, Work};
+use crate::state::VarSlot;
 use crate::value::Value;
 use rhai::Dynamic;
 
@@ -41,13 +43,24 @@ fn int_value(value: &Dynamic) -> Result<i64, String> {
 
 /// `game.get_var(name[, owner])`.
 fn var_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>) -> Result<Dynamic, String> {
+    Ok(read_var_slot(r, w, name, owner)?.script_value())
+}
+
+/// [`var_in`] for compiled scripts: the kept copy with its sizes (no walk to check the limits).
+fn var_sized_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>) -> Result<PartValue, String> {
+    let (value, sizes) = read_var_slot(r, w, name, owner)?.script_value_sized();
+    Ok(PartValue { value, sizes: Some(sizes) })
+}
+
+/// The slot of the var a script reads (a derived var is refused), its read noted.
+fn read_var_slot<'w>(r: &Rules, w: &'w Work, name: &str, owner: Option<i64>) -> Result<&'w VarSlot, String> {
     let v = r.var(name)?;
     let o = per_player_index(r.vars[v].per_player, name, "var", &w.state, owner)?;
     if let Some(f) = &r.vars[v].derived {
         return Err(format!("var `{name}` is derived: views compute it with `{}`; call that function instead", f.name));
     }
     crate::reads::note(crate::reads::Part::Var(v, Some(o)));
-    Ok(w.state.vars[v][o].script_value())
+    Ok(&w.state.vars[v][o])
 }
 
 fn var(h: &mut GameHandle, name: &str, owner: Option<i64>) -> Res<Dynamic> {
@@ -106,7 +119,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         &["game: Game", "name: &str", "Dynamic"],
         |h: &mut GameHandle, name: &str| h.with(|r, _| param_in(r, name))
     );
-    engine.natives.record_part_reader("param", |r, _, name, _| param_in(r, name));
+    engine.natives.record_part_reader("param", |r, _, name, _| param_in(r, name).map(PartValue::from));
     reg_files!(
         engine,
         "table",
@@ -178,8 +191,8 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
     );
 
     // Tracks and variables.
-    engine.natives.record_part_reader("track", |r, w, t, o| track_in(r, w, t, o).map(Dynamic::from_int));
-    engine.natives.record_part_reader("get_var", var_in);
+    engine.natives.record_part_reader("track", |r, w, t, o| track_in(r, w, t, o).map(|n| PartValue::number(n.into())));
+    engine.natives.record_part_reader("get_var", var_sized_in);
     engine.natives.record_part_writer("set_track", |r, w, t, o, v| {
         set_track_in(r, w, t, o, int_value(&v)?, false).map(Dynamic::from_int)
     });
@@ -236,7 +249,9 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         &["game: Game", "track: &str", "position: i64", "Dynamic"],
         |h: &mut GameHandle, t: &str, pos: i64| h.with(|r, _| space_in(r, t, pos))
     );
-    engine.natives.record_part_reader("space", |r, _, t, pos| space_in(r, t, pos.ok_or("`space` takes a position")?));
+    engine.natives.record_part_reader("space", |r, _, t, pos| {
+        space_in(r, t, pos.ok_or("`space` takes a position")?).map(PartValue::from)
+    });
     // `var` is a reserved word in Rhai, hence `get_var`.
     reg!(
         engine,

@@ -2,7 +2,7 @@
 //! by id and its zone; a zone's visibility, and names declared out of play.
 
 use super::{card_arg, card_map, reg, slot, Res};
-use crate::compiled::ComponentList;
+use crate::compiled::{ComponentList, PartValue};
 use crate::def::Visibility;
 use crate::rules::Rules;
 use crate::script::{GameHandle, Work};
@@ -95,10 +95,13 @@ fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str)
 /// Registers `cards`, `count`, `top`, `card`, `zone_of`, `out_of_play` and `set_visibility`.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Zones and components.
-    engine.natives.record_part_reader("cards", |r, w, z, o| cards_in(r, w, z, o).map(Dynamic::from_array));
+    // A list of handles: only its length counts against the size limits.
+    engine.natives.record_part_reader("cards", |r, w, z, o| {
+        cards_in(r, w, z, o).map(|l| PartValue { sizes: Some([l.len(), 0, 0]), value: Dynamic::from_array(l) })
+    });
     engine.natives.record_part_lister("cards", listed_in);
-    engine.natives.record_part_reader("count", |r, w, z, o| count_in(r, w, z, o).map(Dynamic::from_int));
-    engine.natives.record_part_reader("top", top_in);
+    engine.natives.record_part_reader("count", |r, w, z, o| count_in(r, w, z, o).map(|n| PartValue::number(n.into())));
+    engine.natives.record_part_reader("top", |r, w, z, o| top_in(r, w, z, o).map(PartValue::from));
     engine.natives.record_part_writer("set_visibility", |r, w, z, o, v| {
         let vis = v.into_immutable_string().map_err(|t| format!("expected a visibility, got {t}"))?;
         set_visibility_in(r, w, z, o, &vis).map(|()| Dynamic::UNIT)

@@ -1263,7 +1263,7 @@ fn peek_props<T>(cur: &Dynamic, links: &[Link], f: impl FnOnce(&Dynamic) -> T) -
     };
     if cur.is_map() {
         let m = cur.read_lock::<rhai::Map>()?;
-        return match m.get(name.as_str()) {
+        return match ops::map_get(&m, name) {
             Some(v) => peek_props(v, rest, f),
             None if rest.is_empty() => Some(f(&Dynamic::UNIT)),
             None => None,
@@ -1513,7 +1513,7 @@ fn peek_chain(cur: &Dynamic, links: &[Link], vals: &[Dynamic]) -> Option<R<Dynam
 
 /// A map's entry for [`peek_chain`] (`()` when the chain ends at a missing one).
 fn peek_entry(m: &rhai::Map, key: &str, rest: &[Link], vals: &[Dynamic]) -> Option<R<Dynamic>> {
-    match m.get(key) {
+    match ops::map_get(m, key) {
         Some(v) => peek_chain(v, rest, vals),
         None if rest.is_empty() => Some(Ok(Dynamic::UNIT)),
         None => None,

@@ -18,7 +18,7 @@ mod natives;
 mod ops;
 
 pub(crate) use discard::put;
-pub use natives::{ComponentList, NativeTable, Registry};
+pub use natives::{ComponentList, NativeTable, PartValue, Registry};
 /// For tests that count script values as the size checks do.
 #[cfg(test)]
 pub(crate) use ops::script_sizes;

@@ -42,7 +42,32 @@ type ByArity = Vec<(usize, Vec<Native>)>;
 /// components, a track, a variable: `game.count("hand", p)`, `game.track("round")`), as the
 /// registered function of that name does with `game` first and the owner last. Compiled scripts
 /// call it with the name and the owner where they lie, without making them script values.
-pub type PartReader = fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>) -> Result<Dynamic, String>;
+pub type PartReader =
+    fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>) -> Result<PartValue, String>;
+
+/// What a [`PartReader`] read: the value, and what it counts against the sandbox's size limits
+/// (`[array elements, map entries, bytes of strings]`, see [`crate::compiled::script_sizes`])
+/// when the reader knows it without walking the value (a var's kept copy, a number).
+pub struct PartValue {
+    /// The value, as the registered function returns it.
+    pub value: Dynamic,
+    /// Its sizes, if known.
+    pub sizes: Option<[usize; 3]>,
+}
+
+impl PartValue {
+    /// A number (or a flag): nothing counts against the size limits.
+    pub fn number(value: Dynamic) -> PartValue {
+        PartValue { value, sizes: Some([0; 3]) }
+    }
+}
+
+/// A value whose sizes the reader does not know: they are worked out when needed.
+impl From<Dynamic> for PartValue {
+    fn from(value: Dynamic) -> PartValue {
+        PartValue { value, sizes: None }
+    }
+}
 
 /// An engine function that changes one named part of the state, of one owner or global, to a
 /// value given last (`game.set_var("place", p, "castle")`, `game.add_track("score", p, 3)`),

@@ -473,9 +473,25 @@ fn array_method(rt: &mut Rt, name: &str, this: &mut Dynamic, args: &mut [Dynamic
     }
 }
 
+/// `m.get(key)` for the handful of entries most scripts' maps hold: the entries are looked at
+/// in order and a key of another length is passed over without comparing its bytes (a search
+/// compares the bytes of every key it passes). A larger map is searched.
+#[inline]
+pub(crate) fn map_get<'m>(m: &'m rhai::Map, key: &str) -> Option<&'m Dynamic> {
+    if m.len() > 8 {
+        return m.get(key);
+    }
+    m.iter().find(|(k, _)| k.len() == key.len() && k.as_str() == key).map(|(_, v)| v)
+}
+
 /// Whether a value comes near the sandbox's size limits (Rhai would check exactly: give up).
 pub(crate) fn too_big(rt: &Rt, v: &Dynamic) -> bool {
-    let [arrays, maps, bytes] = script_sizes(v);
+    near_limits(rt, script_sizes(v))
+}
+
+/// Whether a value of these sizes (see [`script_sizes`]) comes near the sandbox's size limits.
+#[inline(always)]
+pub(crate) fn near_limits(rt: &Rt, [arrays, maps, bytes]: [usize; 3]) -> bool {
     arrays >= rt.prog.max_array || maps >= rt.prog.max_map || bytes >= rt.prog.max_string
 }
 
@@ -498,17 +514,27 @@ fn add_sizes(v: &Dynamic, acc: &mut [usize; 3]) {
     } else if v.is_map() {
         if let Ok(m) = v.as_map_ref() {
             acc[1] += m.len();
-            for x in m.values() {
-                add_sizes(x, acc);
-            }
+            m.values().for_each(|x| add_item_sizes(x, acc));
         }
     } else if v.is_array() {
         if let Ok(a) = v.as_array_ref() {
             acc[0] += a.len();
-            for x in a.iter() {
-                add_sizes(x, acc);
-            }
+            a.iter().for_each(|x| add_item_sizes(x, acc));
         }
+    }
+}
+
+/// [`add_sizes`] of an item of a list or map: a string's bytes are added where the item lies
+/// and a number, flag or handle is passed over, so that only a list or map inside makes a call
+/// (most items are leaves).
+#[inline(always)]
+fn add_item_sizes(x: &Dynamic, acc: &mut [usize; 3]) {
+    if x.is_string() {
+        if let Ok(s) = x.as_immutable_string_ref() {
+            acc[2] += s.len();
+        }
+    } else if x.is_map() || x.is_array() {
+        add_sizes(x, acc);
     }
 }
 

@@ -18,7 +18,7 @@ use super::{chain_value, method, Code, Link, Lower, Root, U};
 use crate::compiled::discard::discard;
 use crate::compiled::natives::{
     invoke, ComponentList, GameProperty, Native, NativeTable, PartFunction, PartLister, PartPlacer, PartReader,
-    PartTransfer, PartWriter,
+    PartTransfer, PartValue, PartWriter,
 };
 use crate::compiled::{bailed, ops, Rt, R};
 use crate::script::GameHandle;
@@ -98,7 +98,7 @@ pub(super) fn property_of_variable(slot: usize, links: Vec<Link>, game: Option<G
             let cur = &s[slot];
             if cur.is_map() {
                 if let Some(m) = cur.read_lock::<rhai::Map>() {
-                    return Ok(m.get(name.as_str()).cloned().unwrap_or(Dynamic::UNIT));
+                    return Ok(ops::map_get(&m, name).cloned().unwrap_or(Dynamic::UNIT));
                 }
             }
             if let Some(v) = crate::api::component::read_property(cur, name, &hint.0) {
@@ -216,6 +216,23 @@ fn done(rt: &Rt, v: R<Dynamic>, first: Option<Dynamic>, second: Option<Dynamic>)
     Ok(v)
 }
 
+/// [`done`] for a part reader's value: checked by the sizes the reader knows, if it does.
+#[inline(always)]
+fn done_read(rt: &Rt, v: R<PartValue>, owner: Option<Dynamic>) -> R<Dynamic> {
+    match v {
+        Ok(PartValue { value, sizes: Some(sizes) }) => {
+            if let Some(x) = owner {
+                discard(x);
+            }
+            if ops::near_limits(rt, sizes) {
+                return ops::bail();
+            }
+            Ok(value)
+        }
+        v => done(rt, v.map(|p| p.value), owner, None),
+    }
+}
+
 /// A call of an engine function that works on a named part ([`PartFunction`]), with the
 /// function and its arguments besides the name, as the script wrote them.
 enum PartCall {
@@ -236,7 +253,7 @@ fn part_call(slot: usize, part: PartName, call: PartCall, general: GeneralWay) -
             let owner = made(&owner, s, rt)?;
             if let Some(o) = owner_int(&owner) {
                 if let Some(v) = part.with(s, |name| on_game(s, slot, |r, w| f(r, w, name, o))).flatten() {
-                    return done(rt, v, owner, None);
+                    return done_read(rt, v, owner);
                 }
             }
             general.call(s, rt, slot, None, &part, [owner, None, None])
