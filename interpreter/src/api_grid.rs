@@ -72,25 +72,25 @@ impl Pieces for GamePieces<'_> {
     }
 }
 
-/// `#{row, col, id, rot}` (and `edges` as it lies, for a piece with edges). The map is built
-/// from its entries in key order, at once (no search per entry).
+/// `#{row, col, id, rot}` (and `edges` as it lies, for a piece with edges). The map is a copy
+/// of one made once, its values set in key order (no search or sort per entry).
 fn placed_map(p: &GamePieces<'_>, at: &Placed) -> Result<Dynamic, String> {
+    static KEYS: std::sync::OnceLock<Map> = std::sync::OnceLock::new();
     let id = match at.piece {
         // The component's id as scripts read it (`c.id`): a shared copy.
         Piece::Component(i) => p.state.components.list[i as usize].script_values().id.clone(),
         Piece::Marker(_) => p.name(at.piece).into(),
     };
-    let edges = p.edges(at.piece)?.map(|e| edges_array(&turn(&e, at.rot)));
-    let col = ("col".into(), Dynamic::from_int(at.col));
-    let rest = [
-        ("id".into(), id),
-        ("rot".into(), Dynamic::from_int(i64::from(at.rot))),
-        ("row".into(), Dynamic::from_int(at.row)),
-    ];
-    let m: Map = match edges {
-        Some(e) => [col, ("edges".into(), e)].into_iter().chain(rest).collect(),
-        None => std::iter::once(col).chain(rest).collect(),
-    };
+    let mut m = KEYS
+        .get_or_init(|| ["col", "id", "rot", "row"].into_iter().map(|k| (k.into(), Dynamic::UNIT)).collect())
+        .clone();
+    let values = [Dynamic::from_int(at.col), id, Dynamic::from_int(i64::from(at.rot)), Dynamic::from_int(at.row)];
+    for (slot, v) in m.values_mut().zip(values) {
+        *slot = v;
+    }
+    if let Some(e) = p.edges(at.piece)? {
+        m.insert("edges".into(), edges_array(&turn(&e, at.rot)));
+    }
     Ok(Dynamic::from_map(m))
 }
 

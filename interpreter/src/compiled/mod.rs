@@ -1030,6 +1030,23 @@ mod tests {
         }
     }
 
+    /// A var's kept copy reports the sizes Rhai counts in it (compiled reads check the limits
+    /// with them instead of walking the copy).
+    #[test]
+    fn a_var_copy_knows_the_sizes_rhai_counts() {
+        use crate::value::{Value, ValueMap};
+        let mut inner = ValueMap::default();
+        inner.insert("k".into(), Value::List(vec![Value::Int(1), Value::Str("xy".into())]));
+        let value = Value::List(vec![Value::Str("abc".into()), Value::Map(inner), Value::Int(3), Value::Unit]);
+        let slot = crate::state::VarSlot::new(value);
+        let (copy, sizes) = slot.script_value_sized();
+        assert_eq!(sizes, script_sizes(&copy));
+        assert_eq!(sizes, [6, 1, 5], "4 + 2 elements, 1 entry, 3 + 2 bytes");
+        // A second read gives the same copy and sizes.
+        assert_eq!(slot.script_value_sized().1, sizes);
+        assert_eq!(slot.script_value().to_string(), copy.to_string());
+    }
+
     #[test]
     fn the_switch_hash_is_rhais() {
         assert!(lower::switch_hash_matches_rhai());
