@@ -45,9 +45,9 @@ type ByArity = Vec<(usize, Vec<Native>)>;
 pub type PartReader =
     fn(&crate::rules::Rules, &mut crate::script::Work, &str, Option<i64>) -> Result<PartValue, String>;
 
-/// What a [`PartReader`] read: the value, and what it counts against the sandbox's size limits
-/// (`[array elements, map entries, bytes of strings]`, see [`crate::compiled::script_sizes`])
-/// when the reader knows it without walking the value (a var's kept copy, a number).
+/// What a part reader (`PartReader`) read: the value, and what it counts against the
+/// sandbox's size limits (`[array elements, map entries, bytes of strings]`, as Rhai counts
+/// them) when the reader knows it without walking the value (a var's kept copy, a number).
 pub struct PartValue {
     /// The value, as the registered function returns it.
     pub value: Dynamic,
