@@ -627,6 +627,9 @@ pub struct Rules {
     pub max_players: usize,
     /// Seat names.
     pub seat_names: Vec<String>,
+    /// Each seat's display name as scripts receive it, made at the first `game.seat_name`
+    /// (scripts ask it in loops: a search for the seat of a name, a log line per seat).
+    pub(crate) seat_name_values: std::sync::OnceLock<Vec<rhai::ImmutableString>>,
     /// Variants applied.
     pub variants: Vec<String>,
     /// Variants available.
@@ -707,6 +710,13 @@ impl Rules {
     /// Seat name for display.
     pub fn seat_name(&self, player: usize) -> String {
         self.seat_names.get(player).cloned().unwrap_or_else(|| format!("P{}", player + 1))
+    }
+
+    /// [`Rules::seat_name`] as a script value: a shared copy of one made once per seat.
+    pub(crate) fn seat_name_value(&self, player: usize) -> rhai::ImmutableString {
+        let names =
+            self.seat_name_values.get_or_init(|| (0..self.max_players).map(|p| self.seat_name(p).into()).collect());
+        names.get(player).cloned().unwrap_or_else(|| self.seat_name(player).into())
     }
 
     /// A data table as a script value (a copy of one made once).

@@ -106,12 +106,15 @@ fn shuffle(h: &mut GameHandle, zone: &str, owner: Option<i64>) -> Res<()> {
         crate::alloc::charge(cards.len());
         w.state.rng.shuffle(&mut cards);
         w.state.zones[z][o].cards = cards;
-        let name = if r.zones[z].per_player {
-            format!("{}'s {}", r.seat_name(o), r.zones[z].name)
-        } else {
-            r.zones[z].name.clone()
-        };
-        event(w, || Event::public(EventKind::Chance, format!("shuffled {name}")));
+        // The log line is made only when a log is kept.
+        event(w, || {
+            let name = if r.zones[z].per_player {
+                format!("{}'s {}", r.seat_name(o), r.zones[z].name)
+            } else {
+                r.zones[z].name.clone()
+            };
+            Event::public(EventKind::Chance, format!("shuffled {name}"))
+        });
         Ok(())
     })
 }

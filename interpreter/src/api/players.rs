@@ -72,7 +72,7 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         |h: &mut GameHandle, p: i64| {
             h.with(|r, w| {
                 crate::reads::note_rules_only();
-                Ok(r.seat_name(player(&w.state, p)?))
+                Ok(r.seat_name_value(player(&w.state, p)?))
             })
         }
     );
