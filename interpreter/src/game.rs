@@ -46,6 +46,24 @@ impl Game {
         Ok(st)
     }
 
+    /// [`Game::initial_state`], copied into the buffers of `into` (a state a finished game
+    /// left behind): a series of games on one thread then allocates no new zone, track or var
+    /// lists per game, and its zones do not grow again from empty.
+    pub(crate) fn initial_state_in(
+        &self,
+        players: usize,
+        seed: u64,
+        mut into: Box<State>,
+    ) -> Result<Box<State>, PlayError> {
+        let Some(copies) = self.initial.get(players) else {
+            return self.initial_state(players, seed).map(Box::new);
+        };
+        let built = crate::per_thread::this_thread(copies).get_or_init(|| State::new(&self.rules, players, 0));
+        (*into).clone_from(built.as_ref().map_err(|e| PlayError::Rule(e.clone()))?);
+        into.rng = GameRng::new(seed);
+        Ok(into)
+    }
+
     /// Checks that the initial state for a player count can be built (for the loader).
     pub(crate) fn start_quiet_state(&self, players: usize) -> Result<(), PlayError> {
         self.initial_state(players, 0).map(|_| ())

@@ -83,12 +83,30 @@ pub struct Snapshot {
     knowledge: Option<Box<Knowledge>>,
 }
 
+thread_local! {
+    /// The state of the last session dropped on this thread, whose buffers the next game
+    /// started here copies its initial state into (see [`Game::initial_state_in`]).
+    static SPARE_STATE: std::cell::Cell<Option<Box<State>>> = const { std::cell::Cell::new(None) };
+}
+
+/// A dropped session leaves its state's buffers to the next game started on its thread (when
+/// it has a stand-in to leave in their place: every session that answered a decision).
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        if let Some(stand_in) = self.stand_in.0.take() {
+            let state = std::mem::replace(&mut self.state, stand_in);
+            let _ = SPARE_STATE.try_with(|s| s.set(Some(state)));
+        }
+    }
+}
+
 /// A game started: the initial state, setup run and the flow advanced to the first decision
 /// (the state still holds its trace when tracking), and the knowledge followed from there.
 fn started(game: &Game, start: &rollback::Start) -> Result<(Work, Option<Box<Knowledge>>), PlayError> {
     let r = &game.rules;
     crate::script::transaction(|| -> Result<_, PlayError> {
-        let mut work = Work::new(game.initial_state(start.players, start.seed)?, start.logging);
+        let into = SPARE_STATE.with(std::cell::Cell::take).unwrap_or_else(|| Box::new(State::empty()));
+        let mut work = Work::new(game.initial_state_in(start.players, start.seed, into)?, start.logging);
         work.state.forced_draws = start.draws.iter().rev().copied().collect();
         let knowledge = start.track.then(|| Box::new(Knowledge::new(r, &work.state)));
         if start.track {
@@ -223,8 +241,8 @@ impl<'g> Session<'g> {
     }
 
     /// The decisions taken, handed over (the session is done with).
-    pub fn into_history(self) -> Vec<Move> {
-        self.history
+    pub fn into_history(mut self) -> Vec<Move> {
+        std::mem::take(&mut self.history)
     }
 
     /// The whole event log (omniscient; see [`Session::log_for`]).

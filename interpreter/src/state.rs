@@ -1088,19 +1088,8 @@ impl State {
     pub fn put(&mut self, rules: &Rules, idx: u32, zone: usize, owner: usize) -> Result<(), String> {
         let from = self.location[idx as usize];
         let from_top = self.take_from_place(idx);
-        let info = &rules.zones[zone];
-        if let Some(cap) = info.capacity.as_ref().map(|c| c.get(&rules.params, self.players).max(0) as usize) {
-            if self.zones[zone][owner].cards.len() >= cap {
-                match (info.overflow, info.overflow_to) {
-                    (crate::def::Overflow::PushOut, Some(to)) if cap > 0 => {
-                        let out = self.zones[zone][owner].cards[0];
-                        let to_owner = if rules.zones[to].per_player { self.owner_of(out)? } else { 0 };
-                        self.put(rules, out, to, to_owner)?;
-                        self.pushed_out.push(out);
-                    }
-                    _ => return Err(format!("zone `{}` is full (capacity {cap})", info.name)),
-                }
-            }
+        if rules.zones[zone].capacity.is_some() {
+            self.make_room(rules, zone, owner)?;
         }
         self.zones[zone][owner].cards.push(idx);
         self.location[idx as usize] = (zone as u32, owner as u32);
@@ -1108,6 +1097,31 @@ impl State {
             self.record_move(rules, idx, (from, from_top), (zone, owner));
         }
         Ok(())
+    }
+
+    /// Before a component is put into a zone slot with a capacity: a full slot pushes its first
+    /// component out, or refuses, per the zone's declaration. Kept out of [`State::put`], which
+    /// most moves (zones without a capacity) run without it.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self, rules: &Rules, zone: usize, owner: usize) -> Result<(), String> {
+        let info = &rules.zones[zone];
+        let Some(cap) = info.capacity.as_ref().map(|c| c.get(&rules.params, self.players).max(0) as usize) else {
+            return Ok(());
+        };
+        if self.zones[zone][owner].cards.len() < cap {
+            return Ok(());
+        }
+        match (info.overflow, info.overflow_to) {
+            (crate::def::Overflow::PushOut, Some(to)) if cap > 0 => {
+                let out = self.zones[zone][owner].cards[0];
+                let to_owner = if rules.zones[to].per_player { self.owner_of(out)? } else { 0 };
+                self.put(rules, out, to, to_owner)?;
+                self.pushed_out.push(out);
+                Ok(())
+            }
+            _ => Err(format!("zone `{}` is full (capacity {cap})", info.name)),
+        }
     }
 
     /// Records a move in the trace (called after it: the component lies on top of `to`).
