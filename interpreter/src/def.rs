@@ -620,6 +620,10 @@ pub struct PhaseDef {
     /// Repeat while this script predicate `fn(game) -> bool` holds (checked before each pass).
     #[schemars(with = "Option<String>")]
     pub repeat_while: Option<Ref>,
+    /// Repeat while any slot of this zone holds a component (checked before each pass): a
+    /// phase of tricks played while cards are left, without a script.
+    #[schemars(with = "Option<String>")]
+    pub repeat_while_cards: Option<Ref>,
     /// Repeat this many times (an integer or a parameter name).
     #[schemars(with = "Option<serde_json::Value>")]
     pub repeat: Option<toml::Value>,

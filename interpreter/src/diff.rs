@@ -170,6 +170,7 @@ fn declarations(game: &Game) -> IndexMap<String, String> {
             Repeat::Once => "once".to_string(),
             Repeat::Times(n) => format!("{n} times"),
             Repeat::While(f) => format!("while {}", function(f)),
+            Repeat::WhileCards(z) => format!("while zone `{}` holds a component", r.zones[*z].name),
         };
         let each = if p.for_each_player { ", for each player" } else { "" };
         let steps: Vec<String> = p.steps.iter().map(|s| step_text(r, s)).collect();

@@ -526,6 +526,7 @@ fn phase_text(out: &mut String, r: &Rules, p: &PhaseInfo) {
         Repeat::Once => "once".to_string(),
         Repeat::Times(n) => format!("{n} times"),
         Repeat::While(f) => format!("while {} says so", function(f)),
+        Repeat::WhileCards(z) => format!("while zone `{}` holds a component", r.zones[*z].name),
     };
     let turns = if p.for_each_player { ", for each player in turn order" } else { "" };
     let _ = writeln!(out, "Played {repeat}{turns}:\n");

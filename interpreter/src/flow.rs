@@ -112,6 +112,7 @@ impl Game {
                 Repeat::Once => pass == 0,
                 Repeat::Times(n) => u64::from(pass) < *n,
                 Repeat::While(f) => self.truthy(work, f)?,
+                Repeat::WhileCards(z) => work.state.zones[*z].iter().any(|slot| !slot.cards.is_empty()),
             };
             if !go {
                 return Ok(());

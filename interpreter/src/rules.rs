@@ -408,6 +408,8 @@ pub enum Repeat {
     Times(u64),
     /// While a predicate holds.
     While(FnRef),
+    /// While any slot of a zone (by index) holds a component.
+    WhileCards(usize),
 }
 
 /// A phase declaration.

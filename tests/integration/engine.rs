@@ -622,3 +622,27 @@ fn a_components_place_in_a_run_follows_its_properties() {
     let started = goofspiel.start(2, 1).expect("starts");
     assert_eq!(started.state().components.list[0].run_rank(bid), None, "no decision runs");
 }
+
+#[test]
+fn a_phase_repeats_while_a_zone_holds_cards_without_a_script() {
+    // tests/fixtures/while-cards: five cards dealt three and two; each pass every player with
+    // a card plays one, so the third pass is the last and the second player sits it out.
+    let game = load("tests/fixtures/while-cards", &[], &[]);
+    let passes = game.rules.tracks.iter().position(|t| t.name == "passes").unwrap();
+    let mut s = game.start(2, 1).unwrap();
+    let mut played = Vec::new();
+    while let Some(p) = s.first_to_act() {
+        played.push(p);
+        s.apply_index(p, 0).unwrap();
+        assert!(played.len() <= 5, "the phase goes on after the hands are empty");
+    }
+    assert!(s.is_over());
+    assert_eq!(played, [0, 1, 0, 1, 0], "the first player's third card is played alone");
+    assert_eq!(s.state().tracks[passes][0], 3);
+    // A deck of one card: one pass, then the phase ends at once.
+    let game = load("tests/fixtures/while-cards", &[], &[("cards", "1")]);
+    let mut s = game.start(2, 1).unwrap();
+    s.apply_index(0, 0).unwrap();
+    assert!(s.is_over());
+    assert_eq!(s.state().tracks[passes][0], 1);
+}

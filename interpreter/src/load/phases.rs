@@ -106,18 +106,11 @@ impl Loader {
                 let condition = s.if_.as_ref().map(|f| fns.check(self, f, 1, "if"));
                 steps.push(StepInfo { kind, condition });
             }
-            let repeat = match (&p.repeat, &p.repeat_while) {
-                (None, None) => Repeat::Once,
-                (Some(_), Some(_)) => {
-                    self.error_at(
-                        "E0332",
-                        format!("phase `{name}`: use `repeat` or `repeat_while`, not both"),
-                        self.key("phases", name),
-                    );
-                    Repeat::Once
-                }
-                (None, Some(w)) => Repeat::While(fns.check(self, w, 1, "repeat_while")),
-                (Some(n), None) => match n {
+            let repeat = match (&p.repeat, &p.repeat_while, &p.repeat_while_cards) {
+                (None, None, None) => Repeat::Once,
+                (None, Some(w), None) => Repeat::While(fns.check(self, w, 1, "repeat_while")),
+                (None, None, Some(z)) => Repeat::WhileCards(zone_ref(self, r, z)),
+                (Some(n), None, None) => match n {
                     toml::Value::Integer(i) if (0..=MAX_REPEAT).contains(i) => Repeat::Times(*i as u64),
                     toml::Value::Integer(i) if *i > MAX_REPEAT => {
                         self.error_at(
@@ -155,6 +148,14 @@ impl Loader {
                         Repeat::Once
                     }
                 },
+                _ => {
+                    self.error_at(
+                        "E0332",
+                        format!("phase `{name}`: use one of `repeat`, `repeat_while` and `repeat_while_cards`"),
+                        self.key("phases", name),
+                    );
+                    Repeat::Once
+                }
             };
             let counter = p.counter.as_ref().map(|c| {
                 r.track(c.get_ref()).unwrap_or_else(|m| {
