@@ -1,7 +1,8 @@
 //! The engine's fixed costs on a short scripted game, tests/fixtures/dice-bid (issue 15,
 //! point 7): starting a game (initial state, the first script and the first options), a whole
 //! random playout, and a script call: an empty function (what a call costs before its first
-//! line runs) and the game's `roll` (two calls on `game`). `benches/openspiel_dice_bid.py`
+//! line runs) and the game's `roll` (two calls on `game`), each run compiled inside a
+//! transaction as the engine makes its calls, and interpreted by Rhai outside one. `benches/openspiel_dice_bid.py`
 //! plays the same game in OpenSpiel's Python loop for comparison.
 //! Run with `cargo bench --bench fixed_costs`.
 
@@ -44,8 +45,13 @@ fn bench(c: &mut Criterion) {
     };
     let mut empty = Scripts::new();
     empty.add(Path::new("empty.rhai"), "fn nothing(game) { }").expect("compiles");
-    group.bench_function("empty_script_call", |b| b.iter(|| call(&empty, "nothing")));
-    group.bench_function("roll_script_call", |b| b.iter(|| call(&game.scripts, "roll")));
+    // As the engine makes them: inside a transaction (applying a choice, starting a game),
+    // where script functions run compiled. Outside one, Rhai interprets the call.
+    use rulebook::script::transaction as compiled;
+    group.bench_function("empty_script_call", |b| b.iter(|| compiled(|| call(&empty, "nothing"))));
+    group.bench_function("roll_script_call", |b| b.iter(|| compiled(|| call(&game.scripts, "roll"))));
+    group.bench_function("empty_script_call_interpreted", |b| b.iter(|| call(&empty, "nothing")));
+    group.bench_function("roll_script_call_interpreted", |b| b.iter(|| call(&game.scripts, "roll")));
     group.finish();
 }
 
