@@ -35,15 +35,7 @@ impl Game {
     /// A fresh state for `players` seats and a seed: declared components in their zones,
     /// nothing run yet. Built once per player count, then cloned (components are shared).
     pub(crate) fn initial_state(&self, players: usize, seed: u64) -> Result<State, PlayError> {
-        let built = match self.initial.get(players) {
-            Some(copies) => {
-                crate::per_thread::this_thread(copies).get_or_init(|| State::new(&self.rules, players, 0)).clone()
-            }
-            None => State::new(&self.rules, players, 0),
-        };
-        let mut st = built.map_err(PlayError::Rule)?;
-        st.rng = GameRng::new(seed);
-        Ok(st)
+        self.initial_state_in(players, seed, Box::new(State::empty())).map(|state| *state)
     }
 
     /// [`Game::initial_state`], copied into the buffers of `into` (a state a finished game
@@ -55,11 +47,13 @@ impl Game {
         seed: u64,
         mut into: Box<State>,
     ) -> Result<Box<State>, PlayError> {
-        let Some(copies) = self.initial.get(players) else {
-            return self.initial_state(players, seed).map(Box::new);
-        };
-        let built = crate::per_thread::this_thread(copies).get_or_init(|| State::new(&self.rules, players, 0));
-        (*into).clone_from(built.as_ref().map_err(|e| PlayError::Rule(e.clone()))?);
+        match self.initial.get(players) {
+            Some(copies) => {
+                let built = crate::per_thread::this_thread(copies).get_or_init(|| State::new(&self.rules, players, 0));
+                (*into).clone_from(built.as_ref().map_err(|e| PlayError::Rule(e.clone()))?);
+            }
+            None => *into = State::new(&self.rules, players, 0).map_err(PlayError::Rule)?,
+        }
         into.rng = GameRng::new(seed);
         Ok(into)
     }

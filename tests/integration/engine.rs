@@ -646,3 +646,32 @@ fn a_phase_repeats_while_a_zone_holds_cards_without_a_script() {
     assert!(s.is_over());
     assert_eq!(s.state().tracks[passes][0], 1);
 }
+
+#[test]
+fn a_game_started_where_another_ended_is_the_same_game() {
+    // A dropped session leaves its state's buffers to the next game started on its thread,
+    // which copies its initial state into them: whatever the last game left there (another
+    // game, other zones, a longer stack), the new one must be the game a fresh thread starts.
+    fn flaschenteufel_after_20_decisions() -> String {
+        let game = load("games/flaschenteufel", &[], &[]);
+        let mut s = game.start(4, 7).unwrap();
+        for _ in 0..20 {
+            let p = s.first_to_act().unwrap();
+            s.apply_index(p, 0).unwrap();
+        }
+        s.state_hash()
+    }
+    let fresh = std::thread::spawn(flaschenteufel_after_20_decisions).join().unwrap();
+    let after_another = std::thread::spawn(|| {
+        let game = goofspiel();
+        let mut s = game.start(3, 1).unwrap();
+        while let Some(p) = s.first_to_act() {
+            s.apply_index(p, 0).unwrap();
+        }
+        drop(s);
+        flaschenteufel_after_20_decisions()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(after_another, fresh);
+}
