@@ -580,6 +580,14 @@ pub struct TrickDef {
     /// A value no card has (e.g. `"none"`) means no trumps.
     #[schemars(with = "Option<String>")]
     pub trump: Option<Ref>,
+    /// A global track: a card whose `rank` is below the track's value is a trump, whatever
+    /// its suit; when any is played, the best `rank` among them wins.
+    #[schemars(with = "Option<String>")]
+    pub trump_below: Option<Ref>,
+    /// Every card played competes, whatever its suit: the best `rank` of all wins (the suit
+    /// led then only decides what must be followed). Default `false`: only the suit led (or a
+    /// trump) can win.
+    pub any_suit: bool,
     /// Script `fn(game, plays) -> index`: the game's own rule for which play wins, instead of
     /// `suit`/`rank`/`trump`. `plays[i]` is `#{ player, card }`, in the order played.
     #[schemars(with = "Option<String>")]

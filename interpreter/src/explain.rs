@@ -453,14 +453,24 @@ pub(crate) fn trick_lines(r: &Rules, t: &TrickInfo) -> Vec<String> {
     if let (Some(led), Some(suit)) = (t.led, &t.suit) {
         lines.push(format!("The first card's `{suit}` is the suit led (var `{}`)", r.vars[led].name));
     }
-    let winner = match (&t.winner, &t.suit, &t.rank) {
-        (Some(f), _, _) => format!("the play {} picks", function(f)),
-        (None, Some(suit), Some(rank)) => {
+    let winner = match (&t.winner, &t.rank) {
+        (Some(f), _) => format!("the play {} picks", function(f)),
+        (None, Some(rank)) if t.suit.is_some() || t.any_suit => {
             let best = if t.best == Best::Highest { "highest" } else { "lowest" };
-            let trump = t.trump.map_or(String::new(), |v| {
-                format!(" (a card whose `{suit}` is var `{}`, the trumps, beats the suit led)", r.vars[v].name)
-            });
-            format!("the {best} `{rank}` of the suit led{trump}; the first played wins a tie")
+            let among = if t.any_suit { "of all cards played, whatever their suit" } else { "of the suit led" };
+            let mut trumps = Vec::new();
+            if let Some(track) = t.trump_below {
+                trumps.push(format!(
+                    "a card whose `{rank}` is below track `{}` beats every other, the {best} of them winning",
+                    r.tracks[track].name
+                ));
+            }
+            if let (Some(v), Some(suit)) = (t.trump, &t.suit) {
+                trumps
+                    .push(format!("a card whose `{suit}` is var `{}`, the trumps, beats the suit led", r.vars[v].name));
+            }
+            let trumps = if trumps.is_empty() { String::new() } else { format!(" ({})", trumps.join("; ")) };
+            format!("the {best} `{rank}` {among}{trumps}; the first played wins a tie")
         }
         _ => "not declared".to_string(),
     };

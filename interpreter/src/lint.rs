@@ -135,6 +135,7 @@ pub fn lint(game: &Game) -> Vec<Diagnostic> {
     for (i, t) in r.tracks.iter().enumerate() {
         let declared = r.score == Some(i)
             || r.phases.iter().any(|p| p.counter == Some(i))
+            || r.tricks.iter().any(|t| t.trump_below == Some(i))
             || r.decisions.iter().any(|d| d.contest.as_ref().is_some_and(|c| c.score == Some(i)));
         if !declared && !quoted(&t.name) {
             out.push(

@@ -330,6 +330,10 @@ pub struct TrickInfo {
     pub best: crate::def::Best,
     /// The global var holding the trump suit.
     pub trump: Option<usize>,
+    /// The global track below whose value a card's rank makes it a trump.
+    pub trump_below: Option<usize>,
+    /// Whether every card played competes, whatever its suit.
+    pub any_suit: bool,
     /// The game's own winner rule.
     pub winner: Option<FnRef>,
     /// Run once the winner is known.

@@ -1,8 +1,9 @@
 //! Tricks as data (`[tricks.NAME]`, played by a `trick` step): every seat is asked in turn
 //! order from the leader, each card played is laid in its player's slot of the table zone and
 //! the first one sets the suit led; when every play is in, the engine finds the winner (highest
-//! of the suit led, trumps beating it, or the game's own `winner` script), runs the `then`
-//! hook, hands the cards left on the table to the winner and names the next leader.
+//! of the suit led or of every card, trumps beating it, or the game's own `winner` script),
+//! runs the `then` hook, hands the cards left on the table to the winner and names the next
+//! leader.
 
 use crate::api::card_map;
 use crate::def::{Best, NextLeader};
@@ -14,6 +15,7 @@ use crate::state::{Frame, State};
 use crate::value::Value;
 use crate::Game;
 use rhai::Dynamic;
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// The turn order read from one seat on (the trick's leader), without copying it.
@@ -196,39 +198,48 @@ impl Game {
         Ok(())
     }
 
-    /// The declared winner rule: the best `rank` among trumps if any was played, else among
-    /// cards of the suit led; the first played wins a tie.
+    /// The declared winner rule: the best `rank` among the cards below `trump_below` if any
+    /// was played, else among trumps (the `trump` suit) if any was played, else among every
+    /// card (`any_suit`) or the cards of the suit led. The first played wins a tie.
     fn best_play(&self, st: &State, t: &TrickInfo, plays: &[(usize, u32)]) -> Result<usize, PlayError> {
-        let (Some(suit), Some(rank)) = (&t.suit, &t.rank) else {
-            return Err(PlayError::Rule(format!("trick `{}` has neither `winner` nor `suit` and `rank`", t.name)));
+        let Some(rank) = &t.rank else {
+            return Err(PlayError::Rule(format!("trick `{}` has neither `winner` nor `rank`", t.name)));
         };
         let card = |c: u32| &st.components.list[c as usize];
-        let led = card(plays[0].1).prop(suit).cloned().unwrap_or(Value::Unit);
-        let trump = t.trump.map(|v| st.vars[v][0].get().clone());
-        let trumped = trump.as_ref().filter(|tr| plays.iter().any(|(_, c)| card(*c).prop(suit) == Some(tr)));
-        let wanted = trumped.unwrap_or(&led);
-        let mut best: Option<(usize, i64)> = None;
-        for (i, (_, c)) in plays.iter().enumerate() {
-            if card(*c).prop(suit) != Some(wanted) {
-                continue;
-            }
-            let value = card(*c).prop(rank).and_then(Value::as_int).ok_or_else(|| {
+        // Every card's rank, read once; a card that competes must have one.
+        let ranks: SmallVec<[Option<i64>; 8]> =
+            plays.iter().map(|(_, c)| card(*c).prop(rank).and_then(Value::as_int)).collect();
+        let best = |competes: &dyn Fn(usize) -> bool| {
+            best_of(t.best, &ranks, competes).map_err(|i| {
                 PlayError::Rule(format!(
                     "trick `{}` ranks cards by `{rank}`, but `{}` has no integer `{rank}`",
-                    t.name, st.components.list[*c as usize].id
+                    t.name,
+                    card(plays[i].1).id
                 ))
-            })?;
-            let better = match (best, t.best) {
-                (None, _) => true,
-                (Some((_, b)), Best::Highest) => value > b,
-                (Some((_, b)), Best::Lowest) => value < b,
-            };
-            if better {
-                best = Some((i, value));
+            })
+        };
+        if let Some(track) = t.trump_below {
+            let below = st.tracks[track][0];
+            let low = |i: usize| ranks[i].is_some_and(|r| r < below);
+            if let Some(i) = ranks.iter().position(Option::is_none) {
+                return best(&|k| k == i);
+            }
+            if (0..plays.len()).any(low) {
+                return best(&low);
             }
         }
-        // The first card always matches the suit led, so there is a best.
-        Ok(best.map_or(0, |(i, _)| i))
+        // Without a suit (the loader allows it only with `any_suit`), every card competes.
+        let Some(suit) = &t.suit else { return best(&|_| true) };
+        let suit_of = |i: usize| card(plays[i].1).prop(suit);
+        let trump = t.trump.map(|v| st.vars[v][0].get());
+        match trump.filter(|tr| (0..plays.len()).any(|i| suit_of(i) == Some(tr))) {
+            Some(trump) => best(&|i| suit_of(i) == Some(trump)),
+            None if t.any_suit => best(&|_| true),
+            None => {
+                let led = suit_of(0);
+                best(&|i| suit_of(i) == led)
+            }
+        }
     }
 
     /// `plays` as a script sees it: `[#{ player, card }]` in the order played.
@@ -264,4 +275,26 @@ impl Game {
         m.insert("led".into(), led.unwrap_or(Value::Unit).to_dynamic());
         Dynamic::from_map(m)
     }
+}
+
+/// The index of the best of `ranks` among those `competes` admits (by index); the first wins a
+/// tie. The first when none competes (never the case: the first card is of the suit led, and a
+/// tier is judged only when a card of it was played). `Err(i)`: play `i` competes without a rank.
+fn best_of(best: Best, ranks: &[Option<i64>], competes: &dyn Fn(usize) -> bool) -> Result<usize, usize> {
+    let mut found: Option<(usize, i64)> = None;
+    for (i, rank) in ranks.iter().enumerate() {
+        if !competes(i) {
+            continue;
+        }
+        let value = rank.ok_or(i)?;
+        let better = match (found, best) {
+            (None, _) => true,
+            (Some((_, b)), Best::Highest) => value > b,
+            (Some((_, b)), Best::Lowest) => value < b,
+        };
+        if better {
+            found = Some((i, value));
+        }
+    }
+    Ok(found.map_or(0, |(i, _)| i))
 }

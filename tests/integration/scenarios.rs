@@ -32,6 +32,7 @@ fn fixture_scenarios_pass() {
         "tests/fixtures/graph-walk/walk.scenario",
         "tests/fixtures/secret-dice/scenarios/rules.scenario",
         "tests/fixtures/tricks/scenarios/rules.scenario",
+        "tests/fixtures/tricks/scenarios/below.scenario",
         "tests/fixtures/tricks/scenarios/scripted-winner.scenario",
     ] {
         let path = crate::rel(case);

@@ -39,12 +39,18 @@ impl Loader {
         let won = t.won.as_ref().and_then(|z| self.trick_zone(r, name, "won", &Some(z.clone())));
         let led = t.led.as_ref().and_then(|v| self.trick_var(r, name, "led", &Some(v.clone())));
         let trump = t.trump.as_ref().and_then(|v| self.trick_var(r, name, "trump", &Some(v.clone())));
+        let trump_below = t.trump_below.as_ref().and_then(|v| self.trick_track(r, name, v));
         let winner = t.winner.as_ref().map(|w| fns.check(self, w, 2, "winner"));
         if (led.is_some() || trump.is_some()) && t.suit.is_none() {
             self.missing(name, "`suit` (the property naming a card's suit), which `led` and `trump` read");
         }
-        if winner.is_none() && (t.suit.is_none() || t.rank.is_none()) {
-            self.missing(name, "either `winner` (a script) or both `suit` and `rank` (highest of the suit led wins)");
+        if winner.is_none() && (t.rank.is_none() || (t.suit.is_none() && !t.any_suit)) {
+            self.missing(
+                name,
+                "either `winner` (a script) or `rank` with `suit` (highest of the suit led wins) or with `any_suit = true`",
+            );
+        } else if (t.trump_below.is_some() || t.any_suit) && t.rank.is_none() {
+            self.missing(name, "`rank` (the integer property ranking cards), which `trump_below` and `any_suit` read");
         }
         Some(TrickInfo {
             name: name.to_string(),
@@ -56,6 +62,8 @@ impl Loader {
             rank: t.rank.clone(),
             best: t.best,
             trump,
+            trump_below,
+            any_suit: t.any_suit,
             winner,
             then: t.then.as_ref().map(|f| fns.check(self, f, 2, "then")),
             won,
@@ -79,6 +87,12 @@ impl Loader {
     fn trick_var(&mut self, r: &Rules, trick: &str, key: &str, v: &Option<Ref>) -> Option<usize> {
         let kind = Kind { what: "a global var", find: Rules::var, fits: |r, i| !r.vars[i].per_player };
         self.trick_ref(r, trick, key, v, kind)
+    }
+
+    /// The global track the trick names under `trump_below`.
+    fn trick_track(&mut self, r: &Rules, trick: &str, track: &Ref) -> Option<usize> {
+        let kind = Kind { what: "a global track", find: Rules::track, fits: |r, i| !r.tracks[i].per_player };
+        self.trick_ref(r, trick, "trump_below", &Some(track.clone()), kind)
     }
 
     /// The thing of `kind` the trick names under `key`: reported if missing, unknown or of
