@@ -22,6 +22,9 @@ pub struct Game {
     /// The state before setup scripts, per player count, built on first use by each group of
     /// threads (see [`crate::per_thread::THREAD_COPIES`]).
     initial: Vec<crate::per_thread::PerThread<Result<State, String>>>,
+    /// Per trick, the fields of its `trick` value the `then` hook reads, when it reads only
+    /// some (see [`Scripts::fields_read`]); `None` for the whole value.
+    pub(crate) trick_then_reads: Vec<Option<std::collections::BTreeSet<String>>>,
 }
 
 impl Game {
@@ -29,7 +32,9 @@ impl Game {
     pub fn new(rules: Arc<Rules>, mut scripts: Scripts, sources: SourceMap) -> Game {
         let initial = (0..=rules.max_players).map(|_| Default::default()).collect();
         scripts.set_files_data(files_data(&rules));
-        Game { rules, scripts, sources, initial }
+        let trick_then_reads =
+            rules.tricks.iter().map(|t| t.then.as_ref().and_then(|f| scripts.fields_read(f, 1, 1))).collect();
+        Game { rules, scripts, sources, initial, trick_then_reads }
     }
 
     /// A fresh state for `players` seats and a seed: declared components in their zones,

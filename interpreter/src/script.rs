@@ -545,6 +545,15 @@ impl Scripts {
         Some(crate::diag::locate_in(path, &text, offset))
     }
 
+    /// The fields of parameter `param` (counting `game`, the first) of the script function `f`
+    /// called with `args` arguments after `game`, that it reads when it reads that parameter
+    /// only through properties (`trick.card.number`): a map the engine makes for the call then
+    /// needs no other field. `None` when the function may see the whole value.
+    pub fn fields_read(&self, f: &FnRef, args: usize, param: usize) -> Option<std::collections::BTreeSet<String>> {
+        let arity = 1 + args + usize::from(f.with_ctx);
+        crate::compiled::fields_read(&self.file_asts, &f.name, arity, param)
+    }
+
     /// Every script function as `(name, number of parameters)`.
     pub fn function_arities(&self) -> HashSet<(String, usize)> {
         self.ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect()

@@ -76,7 +76,7 @@ impl Game {
             work.state.stack.push(Frame::Ask { decision, player: who, ctx: Value::Unit });
             return Ok(());
         }
-        self.end_trick(work, t, leader, &plays)
+        self.end_trick(work, trick, leader, &plays)
     }
 
     /// The seats in turn order, starting with the leader.
@@ -120,13 +120,8 @@ impl Game {
     }
 
     /// Ends a trick: the winner, the `then` hook, the cards to the winner, the next leader.
-    fn end_trick(
-        &self,
-        work: &mut Work,
-        t: &TrickInfo,
-        leader: usize,
-        plays: &[(usize, u32)],
-    ) -> Result<(), PlayError> {
+    fn end_trick(&self, work: &mut Work, trick: usize, leader: usize, plays: &[(usize, u32)]) -> Result<(), PlayError> {
+        let t = &self.rules.tricks[trick];
         if plays.is_empty() {
             return Err(PlayError::Rule(format!("trick `{}` is over, but nobody played a card to it", t.name)));
         }
@@ -166,8 +161,15 @@ impl Game {
             let [kept] = kept;
             let same = !kept.is_unit() && Arc::ptr_eq(&components, &work.state.components);
             drop(components);
-            let plays_value = if same { kept } else { self.plays_value(&work.state, plays) };
-            let info = self.trick_value(&work.state, t, plays, index, plays_value);
+            // Only the fields the hook reads are made (all of them when it may see the whole).
+            let reads = self.trick_then_reads.get(trick).and_then(Option::as_ref);
+            let wants = |field: &str| reads.is_none_or(|r| r.contains(field));
+            let plays_value = match (wants("plays"), same) {
+                (false, _) => Dynamic::UNIT,
+                (true, true) => kept,
+                (true, false) => self.plays_value(&work.state, plays),
+            };
+            let info = self.trick_value(&work.state, t, plays, index, plays_value, &wants);
             let _ = self.call(work, f, vec![info], &Value::Unit)?;
         }
         if let Some(won) = t.won {
@@ -256,7 +258,8 @@ impl Game {
         Dynamic::from_array(list)
     }
 
-    /// The `trick` a `then` hook receives: `#{ winner, index, card, plays, led }`.
+    /// The `trick` a `then` hook receives: `#{ winner, index, card, plays, led }`, each field
+    /// only if `wants` it (the hook reads it).
     fn trick_value(
         &self,
         st: &State,
@@ -264,15 +267,26 @@ impl Game {
         plays: &[(usize, u32)],
         index: usize,
         plays_value: Dynamic,
+        wants: &dyn Fn(&str) -> bool,
     ) -> Dynamic {
         let (winner, card) = plays[index];
         let mut m = rhai::Map::new();
-        m.insert("winner".into(), Dynamic::from_int(winner as i64));
-        m.insert("index".into(), Dynamic::from_int(index as i64));
-        m.insert("card".into(), card_map(st, card));
-        m.insert("plays".into(), plays_value);
-        let led = t.suit.as_ref().and_then(|s| st.components.list[plays[0].1 as usize].props.get(s).cloned());
-        m.insert("led".into(), led.unwrap_or(Value::Unit).to_dynamic());
+        if wants("winner") {
+            m.insert("winner".into(), Dynamic::from_int(winner as i64));
+        }
+        if wants("index") {
+            m.insert("index".into(), Dynamic::from_int(index as i64));
+        }
+        if wants("card") {
+            m.insert("card".into(), card_map(st, card));
+        }
+        if wants("plays") {
+            m.insert("plays".into(), plays_value);
+        }
+        if wants("led") {
+            let led = t.suit.as_ref().and_then(|s| st.components.list[plays[0].1 as usize].props.get(s).cloned());
+            m.insert("led".into(), led.unwrap_or(Value::Unit).to_dynamic());
+        }
         Dynamic::from_map(m)
     }
 }

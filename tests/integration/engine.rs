@@ -465,6 +465,20 @@ fn a_deck_from_parameters_a_check_between_them_and_a_card_out_of_play() {
     assert!(broken.diagnostics.iter().any(|d| d.code == "E0319"), "{:?}", broken.diagnostics);
 }
 
+/// A trick's `then` hook gets only the fields of `trick` it reads: Flaschenteufel's
+/// `take_bottle` reads `trick.card` and `trick.winner`, the fixture's `count_trick` only
+/// `trick.winner`; its variant's `write_down` passes `trick` on, so it gets every field.
+#[test]
+fn a_trick_hook_that_reads_some_fields_is_known_to_read_only_those() {
+    let fields = |game: &rulebook::Game| {
+        let then = game.rules.tricks[0].then.as_ref().expect("a then hook");
+        game.scripts.fields_read(then, 1, 1).map(|f| f.into_iter().collect::<Vec<_>>())
+    };
+    assert_eq!(fields(&load("games/flaschenteufel", &[], &[])), Some(vec!["card".to_string(), "winner".to_string()]));
+    assert_eq!(fields(&load("tests/fixtures/tricks", &[], &[])), Some(vec!["winner".to_string()]));
+    assert_eq!(fields(&load("tests/fixtures/tricks", &["scripted-winner"], &[])), None);
+}
+
 #[test]
 fn a_declared_trick_refuses_a_leader_that_is_not_a_seat_and_leaves_the_game_as_it_was() {
     let game = load("tests/fixtures/tricks", &[], &[]);

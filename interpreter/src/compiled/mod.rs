@@ -12,6 +12,7 @@
 
 mod constant;
 mod discard;
+mod fields;
 mod lend;
 mod lower;
 mod natives;
@@ -25,7 +26,7 @@ pub(crate) use ops::script_sizes;
 
 use rhai::{ASTNode, Dynamic, Engine, ImmutableString, Position, Stmt, AST};
 use smallvec::SmallVec;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -492,6 +493,16 @@ pub(crate) fn call_pointer(rt: &mut Rt, fp: &rhai::FnPtr, args: Vec<Dynamic>) ->
     rt.give(args);
     let idx = rt.prog.find(fp.fn_name(), all.len()).ok_or_else(|| bailed())?;
     call_index(rt, idx, all)
+}
+
+/// The fields of parameter `param` of the script function `name` with `arity` parameters (as
+/// the last of `files` to define it has it) that the function reads, when it reads that
+/// parameter only through properties (see `fields`); `None` when it may see the whole value,
+/// or the function is not found.
+pub(crate) fn fields_read(files: &[AST], name: &str, arity: usize, param: usize) -> Option<BTreeSet<String>> {
+    let (_, params, body) =
+        files.iter().rev().find_map(|ast| bodies(ast).into_iter().find(|(n, p, _)| n == name && p.len() == arity))?;
+    fields::fields_read(&params, &body?, param)
 }
 
 /// Every script function of one file: name, parameters and top-level statements (`None` for
