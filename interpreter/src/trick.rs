@@ -211,21 +211,21 @@ impl Game {
         // Every card's rank, read once; a card that competes must have one.
         let ranks: SmallVec<[Option<i64>; 8]> =
             plays.iter().map(|(_, c)| card(*c).prop(rank).and_then(Value::as_int)).collect();
-        let best = |competes: &dyn Fn(usize) -> bool| {
-            best_of(t.best, &ranks, competes).map_err(|i| {
-                PlayError::Rule(format!(
-                    "trick `{}` ranks cards by `{rank}`, but `{}` has no integer `{rank}`",
-                    t.name,
-                    card(plays[i].1).id
-                ))
-            })
+        let no_rank = |i: usize| {
+            PlayError::Rule(format!(
+                "trick `{}` ranks cards by `{rank}`, but `{}` has no integer `{rank}`",
+                t.name,
+                card(plays[i].1).id
+            ))
         };
+        let best = |competes: &dyn Fn(usize) -> bool| best_of(t.best, &ranks, competes).map_err(no_rank);
         if let Some(track) = t.trump_below {
+            // Every card is compared with the track, so every card needs a rank.
+            if let Some(i) = ranks.iter().position(Option::is_none) {
+                return Err(no_rank(i));
+            }
             let below = st.tracks[track][0];
             let low = |i: usize| ranks[i].is_some_and(|r| r < below);
-            if let Some(i) = ranks.iter().position(Option::is_none) {
-                return best(&|k| k == i);
-            }
             if (0..plays.len()).any(low) {
                 return best(&low);
             }

@@ -72,13 +72,7 @@ mod tests {
 
     /// The fields `f` in `script` reads of each of its parameters.
     fn read(script: &str) -> Vec<Option<Vec<String>>> {
-        let engine = rhai::Engine::new_raw();
-        let ast = engine.compile(script).expect("the test script compiles");
-        let (params, body) = super::super::bodies(&ast)
-            .into_iter()
-            .find(|(name, ..)| name == "f")
-            .map(|(_, p, b)| (p, b.expect("a body")))
-            .expect("`f` is defined");
+        let (params, body) = super::super::test_function(script, "f");
         (0..params.len()).map(|k| fields_read(&params, &body, k).map(|s| s.into_iter().collect())).collect()
     }
 

@@ -131,13 +131,7 @@ mod tests {
 
     /// What a caller may lend each parameter of `f` in `script`.
     fn lendable(script: &str) -> Vec<Lend> {
-        let engine = rhai::Engine::new_raw();
-        let ast = engine.compile(script).expect("the test script compiles");
-        let (params, body) = super::super::bodies(&ast)
-            .into_iter()
-            .find(|(name, ..)| name == "f")
-            .map(|(_, p, b)| (p, b.expect("a body")))
-            .expect("`f` is defined");
+        let (params, body) = super::super::test_function(script, "f");
         lendable_params(&params, &body, &|name, n| name == "g" && n == 1)
     }
 

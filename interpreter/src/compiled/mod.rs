@@ -495,6 +495,17 @@ pub(crate) fn call_pointer(rt: &mut Rt, fp: &rhai::FnPtr, args: Vec<Dynamic>) ->
     call_index(rt, idx, all)
 }
 
+/// For unit tests: the parameters and body of the function `name` in `script`.
+#[cfg(test)]
+fn test_function(script: &str, name: &str) -> (Vec<ImmutableString>, Vec<Stmt>) {
+    let ast = rhai::Engine::new_raw().compile(script).expect("the test script compiles");
+    bodies(&ast)
+        .into_iter()
+        .find(|(n, ..)| n == name)
+        .map(|(_, p, b)| (p, b.expect("a body")))
+        .unwrap_or_else(|| panic!("`{name}` is defined"))
+}
+
 /// The fields of parameter `param` of the script function `name` with `arity` parameters (as
 /// the last of `files` to define it has it) that the function reads, when it reads that
 /// parameter only through properties (see `fields`); `None` when it may see the whole value,
