@@ -603,26 +603,25 @@ impl Game {
     /// filled from the option's fields, else its id.
     pub(crate) fn choice_label(&self, st: &State, asked: Asked<'_>, c: &Choice) -> Result<String, PlayError> {
         match c {
+            Choice::Component(i) | Choice::Add(i) => Ok(self.card_option_label(st, asked.decision, *i)),
+            Choice::Subset(s) => Ok(self.subset_option_label(st, asked.decision, s)),
             Choice::Scripted(s) => self.scripted_label(st, asked, s),
-            _ => Ok(self.component_option_label(st, asked.decision, c)),
         }
     }
 
-    /// The label of a component option, or of a set of them.
-    fn component_option_label(&self, st: &State, decision: usize, c: &Choice) -> String {
-        let card = |i: u32| {
-            let comp = &st.components.list[i as usize];
-            // Without the decision's own template, the label is the component's (made once).
-            match &self.rules.decisions[decision].label {
-                Some(t) => crate::value::fill_template(t, &comp.props, &comp.id),
-                None => comp.label().to_string(),
-            }
-        };
-        match c {
-            Choice::Component(i) | Choice::Add(i) => card(*i),
-            Choice::Subset(s) => s.cards.iter().map(|i| card(*i)).collect::<Vec<_>>().join(" + "),
-            Choice::Scripted(s) => s.id.clone(),
+    /// The label of a component offered by a decision: its `label` template filled from the
+    /// component, else the component's own label (made once).
+    fn card_option_label(&self, st: &State, decision: usize, i: u32) -> String {
+        let comp = &st.components.list[i as usize];
+        match &self.rules.decisions[decision].label {
+            Some(t) => crate::value::fill_template(t, &comp.props, &comp.id),
+            None => comp.label().to_string(),
         }
+    }
+
+    /// The label of a set of components (a `subset` decision's answer): theirs, joined by `+`.
+    fn subset_option_label(&self, st: &State, decision: usize, s: &SubsetChoice) -> String {
+        s.cards.iter().map(|i| self.card_option_label(st, decision, *i)).collect::<Vec<_>>().join(" + ")
     }
 
     /// The label of a scripted option (see [`Game::choice_label`]).
@@ -655,8 +654,8 @@ impl Game {
     /// The label a player reads in the option list: a `subset` step says what it does.
     pub(crate) fn option_label(&self, st: &State, asked: Asked<'_>, c: &Choice) -> Result<String, PlayError> {
         Ok(match c {
-            Choice::Add(_) => format!("add {}", self.component_option_label(st, asked.decision, c)),
-            Choice::Subset(_) => format!("done: {}", self.component_option_label(st, asked.decision, c)),
+            Choice::Add(i) => format!("add {}", self.card_option_label(st, asked.decision, *i)),
+            Choice::Subset(s) => format!("done: {}", self.subset_option_label(st, asked.decision, s)),
             _ => self.choice_label(st, asked, c)?,
         })
     }
@@ -673,7 +672,7 @@ impl Game {
             Choice::Subset(s) => {
                 let mut m = rhai::Map::new();
                 m.insert("id".into(), s.id.clone().into());
-                m.insert("label".into(), self.component_option_label(st, decision, c).into());
+                m.insert("label".into(), self.subset_option_label(st, decision, s).into());
                 let list: rhai::Array = s.cards.iter().map(|i| card_map(st, *i)).collect();
                 m.insert("cards".into(), Dynamic::from_array(list));
                 Dynamic::from_map(m)

@@ -879,9 +879,10 @@ impl<'p> Lower<'p> {
                     (Root::Slot(slot), [Link::Method { name, args: n, natives: None }]) if *n == args.len() => {
                         return Ok(direct::standard_on_variable(*slot, name.clone(), args));
                     }
-                    (Root::Slot(slot), [Link::Prop { name, .. }]) if args.is_empty() => {
+                    (Root::Slot(slot), [Link::Prop { name, hint, .. }]) if args.is_empty() => {
                         let game = self.natives.game_property(name);
-                        return Ok(direct::property_of_variable(*slot, links, game));
+                        let property = (name.clone(), hint.clone());
+                        return Ok(direct::property_of_variable(*slot, property, links, game));
                     }
                     _ => {}
                 }

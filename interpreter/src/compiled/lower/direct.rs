@@ -14,7 +14,7 @@
 //! Anything else (the engine has no function for these types, `x` holds another kind of value)
 //! goes the general way.
 
-use super::{chain_value, method, Code, Link, Lower, Root, U};
+use super::{chain_value, method, Code, Hint, Link, Lower, Root, U};
 use crate::compiled::discard::discard;
 use crate::compiled::natives::{
     invoke, ComponentList, GameProperty, Native, NativeTable, PartFunction, PartLister, PartPlacer, PartReader,
@@ -89,21 +89,25 @@ pub(super) fn method_on_value(
 }
 
 /// The read `s[slot].name`, `links` being that one property link (the general way's, kept for
-/// values that are neither maps nor components). When `game` is the game handle's property of
-/// that name, a variable holding the handle is read with it, before anything else is tried.
-pub(super) fn property_of_variable(slot: usize, links: Vec<Link>, game: Option<GameProperty>) -> Code {
+/// values that are neither maps nor components; `hint` is the link's, copied). When `game` is
+/// the game handle's property of that name, a variable holding the handle is read with it,
+/// before anything else is tried.
+pub(super) fn property_of_variable(
+    slot: usize,
+    (name, hint): (ImmutableString, Hint),
+    links: Vec<Link>,
+    game: Option<GameProperty>,
+) -> Code {
     let root = Root::Slot(slot);
     let read = move |s: &mut [Dynamic], rt: &mut Rt| -> R<Dynamic> {
-        if let [Link::Prop { name, hint, .. }] = &links[..] {
-            let cur = &s[slot];
-            if cur.is_map() {
-                if let Some(m) = cur.read_lock::<rhai::Map>() {
-                    return Ok(ops::map_get(&m, name).cloned().unwrap_or(Dynamic::UNIT));
-                }
+        let cur = &s[slot];
+        if cur.is_map() {
+            if let Some(m) = cur.read_lock::<rhai::Map>() {
+                return Ok(ops::map_get(&m, &name).cloned().unwrap_or(Dynamic::UNIT));
             }
-            if let Some(v) = crate::api::component::read_property(cur, name, &hint.0) {
-                return Ok(v);
-            }
+        }
+        if let Some(v) = crate::api::component::read_property(cur, &name, &hint.0) {
+            return Ok(v);
         }
         chain_value(rt, s, &root, &links, &mut [])
     };
