@@ -174,8 +174,9 @@ impl Game {
         }
         if let Some(won) = t.won {
             for seat in 0..work.state.players {
-                let cards = work.state.zones[t.table][seat].cards.clone();
-                for c in cards {
+                // Bottom card first; each move takes the card off the table (no copy of the list).
+                for _ in 0..work.state.zones[t.table][seat].cards.len() {
+                    let c = work.state.zones[t.table][seat].cards[0];
                     work.state.put(&self.rules, c, won, winner).map_err(PlayError::Rule)?;
                 }
             }
