@@ -414,6 +414,11 @@ pub struct DecisionDef {
     /// it changes is dropped.
     #[schemars(with = "Option<String>")]
     pub label_by: Option<Ref>,
+    /// With `from`: where the chosen component goes once the decision is answered (for a
+    /// commit: when every choice is revealed, in seat order), the answering seat's own slot of
+    /// a per-player zone; before the decision's contest and its `then` or `reveal` script.
+    #[schemars(with = "Option<String>")]
+    pub to: Option<Ref>,
     /// Script `fn(game, player, choice[, ctx])` run after a single player's choice.
     #[schemars(with = "Option<String>")]
     pub then: Option<Ref>,

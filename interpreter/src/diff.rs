@@ -227,6 +227,9 @@ fn decision_text(r: &Rules, d: &crate::rules::DecisionInfo) -> String {
             parts.push(format!("{what} {}", function(f)));
         }
     }
+    if let Some(to) = d.to {
+        parts.push(format!("to `{}`", r.zones[to].name));
+    }
     if let Some(f) = &d.follow {
         parts.push(format!("follow `{}`", f.by));
     }

@@ -384,6 +384,10 @@ fn decisions(out: &mut String, r: &Rules) {
             let _ =
                 writeln!(out, "- Follow: a component with the same `{}` as the one led, if the player has one", f.by);
         }
+        if let Some(to) = d.to {
+            let whose = if r.zones[to].per_player { "the seat's own " } else { "" };
+            let _ = writeln!(out, "- Goes to: {whose}`{}`, once answered", r.zones[to].name);
+        }
         if let Some(c) = &d.contest {
             let best = match c.best {
                 Best::Highest => "highest",

@@ -717,6 +717,9 @@ impl Game {
                     work.events.push(Event::public(EventKind::Reveal, text));
                 }
             }
+            if let Some(to) = d.to {
+                self.move_chosen(work, to, pending)?;
+            }
             if let Some(c) = &d.contest {
                 self.contest(work, c, pending)?;
             }
@@ -743,10 +746,31 @@ impl Game {
             if let Choice::Component(card) = c {
                 self.trick_played(work, pending.decision, p, *card)?;
             }
+            if let Some(to) = d.to {
+                self.move_chosen(work, to, pending)?;
+            }
             if let Some(f) = &d.then {
                 let v = self.choice_value(&work.state, pending.decision, c);
                 let _ = self.call(work, f, vec![Dynamic::from_int(p as i64), v], &pending.ctx)?;
             }
+        }
+        Ok(())
+    }
+
+    /// A decision's `to`: each chosen component goes to zone `to` (the answering seat's own
+    /// slot of a per-player zone), in seat order.
+    fn move_chosen(&self, work: &mut Work, to: usize, pending: &Pending) -> Result<(), PlayError> {
+        let mut chosen: SmallVec<[(usize, u32); 8]> = SmallVec::new();
+        for (slot, &p) in pending.players.iter().enumerate() {
+            if let Some(Choice::Component(c)) = pending.chosen[slot].map(|i| &pending.options[slot][i]) {
+                chosen.push((p, *c));
+            }
+        }
+        chosen.sort_unstable_by_key(|(p, _)| *p);
+        let per_player = self.rules.zones[to].per_player;
+        for (p, c) in chosen {
+            work.state.put(&self.rules, c, to, if per_player { p } else { 0 }).map_err(PlayError::Rule)?;
+            crate::api::log_pushed_out(&self.rules, work);
         }
         Ok(())
     }

@@ -31,6 +31,7 @@ fn zones_used_by_declarations(r: &Rules) -> HashSet<usize> {
         if let OptionSource::Zone { zone, .. } = d.source {
             used.insert(zone);
         }
+        used.extend(d.to);
         if let Some(c) = &d.contest {
             used.extend([c.played_to, c.stake, c.stake_to, c.unclaimed_to].into_iter().flatten());
         }

@@ -227,6 +227,9 @@ pub struct DecisionInfo {
     pub label: Option<String>,
     /// Labels scripted options that have no `label` of their own, when a label is read.
     pub label_by: Option<FnRef>,
+    /// Where the chosen component goes once answered (`to`; a seat's own slot of a
+    /// per-player zone), before the contest and the scripts.
+    pub to: Option<usize>,
     /// After a single choice.
     pub then: Option<FnRef>,
     /// After all commits are revealed.

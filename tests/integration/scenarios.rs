@@ -29,6 +29,7 @@ fn fixture_scenarios_pass() {
     let mut runner = Runner::new(crate::rel("games"));
     for case in [
         "tests/fixtures/bare-options/pick.scenario",
+        "tests/fixtures/commit-to/scenarios/rules.scenario",
         "tests/fixtures/graph-walk/walk.scenario",
         "tests/fixtures/secret-dice/scenarios/rules.scenario",
         "tests/fixtures/tricks/scenarios/rules.scenario",

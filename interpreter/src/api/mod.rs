@@ -38,6 +38,7 @@ use rhai::{Array, EvalAltResult};
 pub(crate) use component::{card_arg, component_index};
 pub use component::{card_map, ComponentHandle};
 pub use log::MAX_LOG_LINE;
+pub(crate) use moves::log_pushed_out;
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
 

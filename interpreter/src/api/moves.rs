@@ -10,7 +10,7 @@ use crate::value::Value;
 use rhai::{Dynamic, Map};
 
 /// Logs the components a move pushed out of a full zone.
-fn log_pushed_out(r: &Rules, w: &mut Work) {
+pub(crate) fn log_pushed_out(r: &Rules, w: &mut Work) {
     for idx in std::mem::take(&mut w.state.pushed_out) {
         if !w.logging {
             continue;

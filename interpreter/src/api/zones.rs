@@ -58,6 +58,21 @@ fn sum(h: &mut GameHandle, zone: &str, owner: Option<i64>, prop: &str) -> Res<i6
     })
 }
 
+/// `game.holders(zone)`: the seats whose slot of a per-player zone holds a component, in seat
+/// order (who still has cards, who holds the token).
+fn holders_in(r: &Rules, w: &mut Work, zone: &str, owner: Option<i64>) -> Result<Array, String> {
+    let z = r.zone(zone)?;
+    if owner.is_some() || !r.zones[z].per_player {
+        return Err(format!(
+            "`holders` lists the seats of a per-player zone: `{zone}` is global, or an owner was given"
+        ));
+    }
+    crate::reads::note(crate::reads::Part::Zone(z, None));
+    crate::alloc::charge(w.state.zones[z].len());
+    let held = w.state.zones[z].iter().enumerate().filter(|(_, slot)| !slot.cards.is_empty());
+    Ok(held.map(|(p, _)| Dynamic::from_int(p as i64)).collect())
+}
+
 /// `game.top(zone[, owner])`.
 fn top_in(r: &Rules, w: &mut Work, zone: &str, owner: Option<i64>) -> Result<Dynamic, String> {
     let (z, o) = slot(r, &w.state, zone, owner)?;
@@ -92,7 +107,7 @@ fn set_visibility(h: &mut GameHandle, zone: &str, owner: Option<i64>, vis: &str)
     h.with(|r, w| set_visibility_in(r, w, zone, owner, vis))
 }
 
-/// Registers `cards`, `count`, `top`, `card`, `zone_of`, `out_of_play` and `set_visibility`.
+/// Registers `cards`, `count`, `holders`, `top`, `card`, `zone_of`, `out_of_play` and `set_visibility`.
 pub(super) fn register(engine: &mut crate::compiled::Registry) {
     // Zones and components.
     // A list of handles: only its length counts against the size limits.
@@ -101,6 +116,9 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
     });
     engine.natives.record_part_lister("cards", listed_in);
     engine.natives.record_part_reader("count", |r, w, z, o| count_in(r, w, z, o).map(|n| PartValue::number(n.into())));
+    engine.natives.record_part_reader("holders", |r, w, z, o| {
+        holders_in(r, w, z, o).map(|l| PartValue { sizes: Some([l.len(), 0, 0]), value: Dynamic::from_array(l) })
+    });
     engine.natives.record_part_reader("top", |r, w, z, o| top_in(r, w, z, o).map(PartValue::from));
     engine.natives.record_part_writer("set_visibility", |r, w, z, o, v| {
         let vis = v.into_immutable_string().map_err(|t| format!("expected a visibility, got {t}"))?;
@@ -147,6 +165,13 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
         "The sum of an integer property over a player's zone (a component without it counts 0).",
         &["game: Game", "zone: &str", "player: i64", "prop: &str", "i64"],
         |h: &mut GameHandle, z: &str, p: i64, prop: &str| sum(h, z, Some(p), prop)
+    );
+    reg!(
+        engine,
+        "holders",
+        "The seats whose slot of a per-player zone holds at least one component, in seat order (who still has cards, who holds the token).",
+        &["game: Game", "zone: &str", "Array"],
+        |h: &mut GameHandle, z: &str| h.with(|r, w| holders_in(r, w, z, None))
     );
     reg!(
         engine,

@@ -78,7 +78,16 @@ impl Loader {
                     valid: sd.valid.as_ref().map(|f| fns.check(self, f, 3, "valid")),
                 }
             });
+            let to = d.to.as_ref().map(|z| zone_ref(self, r, z));
+            if d.to.is_some() && (d.from.is_none() || d.subset.is_some()) {
+                self.error_at(
+                    "E0325",
+                    format!("decision `{name}`: `to` moves the chosen component, so it needs `from` (and no `subset`)"),
+                    self.key("decisions", name),
+                );
+            }
             r.decisions.push(DecisionInfo {
+                to,
                 subset,
                 name: name.clone(),
                 prompt: d.prompt.clone().unwrap_or_else(|| name.clone()),

@@ -20,6 +20,13 @@ impl Loader {
         let mut plays = Vec::new();
         for d in &t.plays {
             match r.decision(d.get_ref()) {
+                Ok(i) if r.decisions[i].to.is_some() => {
+                    let what = format!(
+                        "trick `{name}`: the play decision `{}` has `to`, but a trick lays its cards on `table`",
+                        d.get_ref()
+                    );
+                    self.error("E0344", what, Some(d.span()));
+                }
                 Ok(i) if matches!(r.decisions[i].source, OptionSource::Zone { .. }) => plays.push(i),
                 Ok(_) => {
                     let what =
