@@ -285,7 +285,7 @@ impl Game {
             m.insert("plays".into(), plays_value);
         }
         if wants("led") {
-            let led = t.suit.as_ref().and_then(|s| st.components.list[plays[0].1 as usize].props.get(s).cloned());
+            let led = t.suit.as_ref().and_then(|s| st.components.list[plays[0].1 as usize].prop(s).cloned());
             m.insert("led".into(), led.unwrap_or(Value::Unit).to_dynamic());
         }
         Dynamic::from_map(m)

@@ -54,7 +54,7 @@ fn sum(h: &mut GameHandle, zone: &str, owner: Option<i64>, prop: &str) -> Res<i6
         let (z, o) = slot(r, &w.state, zone, owner)?;
         crate::reads::note(crate::reads::Part::Zone(z, Some(o)));
         let list = &w.state.components.list;
-        Ok(w.state.zones[z][o].cards.iter().filter_map(|c| list[*c as usize].props.get(prop)?.as_int()).sum())
+        Ok(w.state.zones[z][o].cards.iter().filter_map(|c| list[*c as usize].prop(prop)?.as_int()).sum())
     })
 }
 
