@@ -601,12 +601,29 @@ pub struct TrickDef {
     /// `trick` is `#{ winner, index, card, plays, led }`.
     #[schemars(with = "Option<String>")]
     pub then: Option<Ref>,
+    /// When `then` runs: `"always"` (default), `"below"` (only when the winning card's `rank`
+    /// is below the `trump_below` track) or `"trump"` (only when the winning card is of the
+    /// `trump` suit).
+    pub then_when: ThenWhen,
     /// A per-player zone: the winner takes every card still on the table into its slot.
     #[schemars(with = "Option<String>")]
     pub won: Option<Ref>,
     /// Who leads the next trick: `"winner"` (default), `"leader"` (the same seat again) or
     /// `"next"` (the seat after the leader in turn order).
     pub next_leader: NextLeader,
+}
+
+/// Which tricks a trick's `then` hook runs after.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ThenWhen {
+    /// Every trick.
+    #[default]
+    Always,
+    /// Only a trick won by a card ranked below the `trump_below` track.
+    Below,
+    /// Only a trick won by a card of the `trump` suit.
+    Trump,
 }
 
 /// Who leads the next trick.

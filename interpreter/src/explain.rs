@@ -3,7 +3,7 @@
 //! variables, decisions, the flow of phases and steps, the end), as Markdown, so that a group
 //! can check what it is about to play after choosing variants and options.
 
-use crate::def::{Best, NextLeader, Ties, Visibility};
+use crate::def::{Best, NextLeader, ThenWhen, Ties, Visibility};
 use crate::rules::{
     FnRef, IntSpec, OptionSource, PhaseInfo, PlayerSel, PlayersSel, Repeat, Rules, StepInfo, StepKind, TrickInfo,
 };
@@ -480,7 +480,14 @@ pub(crate) fn trick_lines(r: &Rules, t: &TrickInfo) -> Vec<String> {
     };
     lines.push(format!("Winner: {winner}"));
     if let Some(f) = &t.then {
-        lines.push(format!("Then: {}", function(f)));
+        let when = match (t.then_when, t.trump_below, t.trump) {
+            (ThenWhen::Below, Some(track), _) => {
+                format!(", when the winning card is below track `{}`", r.tracks[track].name)
+            }
+            (ThenWhen::Trump, _, Some(v)) => format!(", when the winning card is a trump (var `{}`)", r.vars[v].name),
+            _ => String::new(),
+        };
+        lines.push(format!("Then: {}{when}", function(f)));
     }
     if let Some(won) = t.won {
         lines.push(format!("The winner takes the cards left on the table into `{}`", r.zones[won].name));

@@ -341,6 +341,8 @@ pub struct TrickInfo {
     pub winner: Option<FnRef>,
     /// Run once the winner is known.
     pub then: Option<FnRef>,
+    /// Which tricks `then` runs after.
+    pub then_when: crate::def::ThenWhen,
     /// The winner's per-player zone for the cards left on the table.
     pub won: Option<usize>,
     /// Who leads next.

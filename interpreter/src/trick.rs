@@ -6,7 +6,7 @@
 //! leader.
 
 use crate::api::card_map;
-use crate::def::{Best, NextLeader};
+use crate::def::{Best, NextLeader, ThenWhen};
 use crate::error::PlayError;
 use crate::log::{Event, EventKind};
 use crate::rules::TrickInfo;
@@ -157,7 +157,7 @@ impl Game {
             );
             work.events.push(Event::public(EventKind::Message, text));
         }
-        if let Some(f) = &t.then {
+        if let Some(f) = t.then.as_ref().filter(|_| self.then_runs(&work.state, t, card)) {
             let [kept] = kept;
             let same = !kept.is_unit() && Arc::ptr_eq(&components, &work.state.components);
             drop(components);
@@ -242,6 +242,24 @@ impl Game {
                 let led = suit_of(0);
                 best(&|i| suit_of(i) == led)
             }
+        }
+    }
+
+    /// Whether the trick's `then` hook runs after a trick won with `card` (`then_when`).
+    fn then_runs(&self, st: &State, t: &TrickInfo, card: u32) -> bool {
+        let c = &st.components.list[card as usize];
+        match t.then_when {
+            ThenWhen::Always => true,
+            ThenWhen::Below => match (t.trump_below, &t.rank) {
+                (Some(track), Some(rank)) => {
+                    c.prop(rank).and_then(Value::as_int).is_some_and(|r| r < st.tracks[track][0])
+                }
+                _ => false,
+            },
+            ThenWhen::Trump => match (t.trump, &t.suit) {
+                (Some(v), Some(suit)) => c.prop(suit).is_some_and(|s| s == st.vars[v][0].get()),
+                _ => false,
+            },
         }
     }
 

@@ -3,7 +3,7 @@
 
 use super::resolve::ScriptFns;
 use super::Loader;
-use crate::def::{GameFile, Ref, TrickDef};
+use crate::def::{GameFile, Ref, ThenWhen, TrickDef};
 use crate::rules::{OptionSource, Rules, TrickInfo};
 
 impl Loader {
@@ -59,6 +59,18 @@ impl Loader {
         } else if (t.trump_below.is_some() || t.any_suit) && t.rank.is_none() {
             self.missing(name, "`rank` (the integer property ranking cards), which `trump_below` and `any_suit` read");
         }
+        let then_needs = match t.then_when {
+            ThenWhen::Always => None,
+            _ if t.then.is_none() => Some("`then` (the hook `then_when` says when to run)"),
+            ThenWhen::Below if t.trump_below.is_none() => {
+                Some("`trump_below`, which `then_when = \"below\"` compares the winning card with")
+            }
+            ThenWhen::Trump if t.trump.is_none() => Some("`trump`, the suit `then_when = \"trump\"` looks for"),
+            _ => None,
+        };
+        if let Some(what) = then_needs {
+            self.missing(name, what);
+        }
         Some(TrickInfo {
             name: name.to_string(),
             plays,
@@ -73,6 +85,7 @@ impl Loader {
             any_suit: t.any_suit,
             winner,
             then: t.then.as_ref().map(|f| fns.check(self, f, 2, "then")),
+            then_when: t.then_when,
             won,
             next_leader: t.next_leader,
             description: t.description.clone().unwrap_or_default(),
