@@ -687,12 +687,13 @@ impl Game {
         let d = &self.rules.decisions[pending.decision];
         work.state.decisions += 1;
         if pending.commit {
-            // What the reveal script receives (made only when there is one).
-            let mut choices = if d.reveal.is_some() { vec![Dynamic::UNIT; work.state.players] } else { Vec::new() };
+            // What the reveal script receives (made only when there is one and it reads them).
+            let made = self.reveal_reads_choices[pending.decision];
+            let mut choices = if made { vec![Dynamic::UNIT; work.state.players] } else { Vec::new() };
             let mut shown = Vec::new();
             for (slot, &p) in pending.players.iter().enumerate() {
                 let c = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
-                if d.reveal.is_some() {
+                if made {
                     choices[p] = self.choice_value(&work.state, pending.decision, c);
                 }
                 if work.logging {
@@ -724,7 +725,8 @@ impl Game {
                 self.contest(work, c, pending)?;
             }
             if let Some(f) = &d.reveal {
-                let _ = self.call(work, f, vec![Dynamic::from_array(choices)], &pending.ctx)?;
+                let choices = if made { Dynamic::from_array(choices) } else { Dynamic::UNIT };
+                let _ = self.call(work, f, vec![choices], &pending.ctx)?;
             }
         } else {
             let p = pending.players[0];

@@ -25,6 +25,9 @@ pub struct Game {
     /// Per trick, the fields of its `trick` value the `then` hook reads, when it reads only
     /// some (see [`Scripts::fields_read`]); `None` for the whole value.
     pub(crate) trick_then_reads: Vec<Option<std::collections::BTreeSet<String>>>,
+    /// Per decision, whether its `reveal` script reads its `choices` (a script that never
+    /// names them gets `()`, not a list of handles made for nothing).
+    pub(crate) reveal_reads_choices: Vec<bool>,
 }
 
 impl Game {
@@ -34,7 +37,12 @@ impl Game {
         scripts.set_files_data(files_data(&rules));
         let trick_then_reads =
             rules.tricks.iter().map(|t| t.then.as_ref().and_then(|f| scripts.fields_read(f, 1, 1))).collect();
-        Game { rules, scripts, sources, initial, trick_then_reads }
+        let reveal_reads_choices = rules
+            .decisions
+            .iter()
+            .map(|d| d.reveal.as_ref().is_some_and(|f| scripts.fields_read(f, 1, 1).is_none_or(|r| !r.is_empty())))
+            .collect();
+        Game { rules, scripts, sources, initial, trick_then_reads, reveal_reads_choices }
     }
 
     /// A fresh state for `players` seats and a seed: declared components in their zones,

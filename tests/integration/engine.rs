@@ -479,6 +479,19 @@ fn a_trick_hook_that_reads_some_fields_is_known_to_read_only_those() {
     assert_eq!(fields(&load("tests/fixtures/tricks", &["scripted-winner"], &[])), None);
 }
 
+/// A `reveal` script that never names its `choices` gets `()` instead of a list of handles
+/// (`Game::new` asks [`rulebook::script::Scripts::fields_read`]: no field read at all).
+#[test]
+fn a_reveal_script_that_never_reads_its_choices_is_known_to_read_none() {
+    let reads = |game: &rulebook::Game, decision: &str| {
+        let d = game.rules.decisions.iter().find(|d| d.name == decision).expect("the decision");
+        game.scripts.fields_read(d.reveal.as_ref().expect("a reveal script"), 1, 1)
+    };
+    assert_eq!(reads(&load("games/flaschenteufel", &[], &[]), "pass_right"), Some(Default::default()));
+    assert_eq!(reads(&load("games/flaschenteufel", &["lopaka"], &[]), "pass_across"), None);
+    assert_eq!(reads(&load("games/adel-verpflichtet", &[], &[]), "collection"), None);
+}
+
 #[test]
 fn a_declared_trick_refuses_a_leader_that_is_not_a_seat_and_leaves_the_game_as_it_was() {
     let game = load("tests/fixtures/tricks", &[], &[]);

@@ -42,6 +42,12 @@ enum Base {
 /// Answers kept before a new checkpoint is taken: a failure replays at most this many.
 const MAX_ANSWERS: usize = 32;
 
+thread_local! {
+    /// The checkpoint of the last session dropped on this thread, unshared: the next session's
+    /// first checkpoint is copied into its buffers instead of allocating a state.
+    static SPARE_CHECKPOINT: std::cell::Cell<Option<Arc<State>>> = const { std::cell::Cell::new(None) };
+}
+
 /// A starting point and the answers applied since. A copy of a session shares the
 /// checkpoint (it reproduces the copy's state as well as the original's), and a session
 /// restored to a snapshot starts from the snapshot's state: neither copies a state for it.
@@ -83,7 +89,16 @@ impl Rollback {
         }
         match self.checkpoint.as_mut().and_then(Arc::get_mut) {
             Some(c) => c.clone_from(state),
-            None => self.checkpoint = Some(Arc::new(state.clone())),
+            None => {
+                let mut spare = SPARE_CHECKPOINT.with(std::cell::Cell::take);
+                self.checkpoint = Some(match spare.as_mut().and_then(Arc::get_mut) {
+                    Some(c) => {
+                        c.clone_from(state);
+                        spare.expect("just copied into")
+                    }
+                    None => Arc::new(state.clone()),
+                });
+            }
         }
         self.answers.clear();
         self.base = Base::Checkpoint;
@@ -125,6 +140,15 @@ impl Rollback {
             state = after;
         }
         Ok(state)
+    }
+}
+
+impl Drop for Rollback {
+    /// An unshared checkpoint is kept for the next session on this thread.
+    fn drop(&mut self) {
+        if let Some(c) = self.checkpoint.take().filter(|c| Arc::strong_count(c) == 1) {
+            SPARE_CHECKPOINT.with(|s| s.set(Some(c)));
+        }
     }
 }
 
