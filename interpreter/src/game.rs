@@ -35,13 +35,14 @@ impl Game {
     pub fn new(rules: Arc<Rules>, mut scripts: Scripts, sources: SourceMap) -> Game {
         let initial = (0..=rules.max_players).map(|_| Default::default()).collect();
         scripts.set_files_data(files_data(&rules));
-        let trick_then_reads =
-            rules.tricks.iter().map(|t| t.then.as_ref().and_then(|f| scripts.fields_read(f, 1, 1))).collect();
-        let reveal_reads_choices = rules
-            .decisions
-            .iter()
-            .map(|d| d.reveal.as_ref().is_some_and(|f| scripts.fields_read(f, 1, 1).is_none_or(|r| !r.is_empty())))
-            .collect();
+        // What each trick's `then` hook and each `reveal` script reads of its one argument.
+        let hooks: Vec<Option<&crate::rules::FnRef>> = rules.tricks.iter().map(|t| t.then.as_ref()).collect();
+        let reveals: Vec<Option<&crate::rules::FnRef>> = rules.decisions.iter().map(|d| d.reveal.as_ref()).collect();
+        let wanted: Vec<_> = hooks.iter().chain(&reveals).flatten().map(|f| (*f, 1, 1)).collect();
+        let mut read = scripts.fields_read_each(&wanted).into_iter();
+        let trick_then_reads = hooks.iter().map(|f| f.and_then(|_| read.next().flatten())).collect();
+        let reveal_reads_choices =
+            reveals.iter().map(|f| f.is_some() && read.next().flatten().is_none_or(|r| !r.is_empty())).collect();
         Game { rules, scripts, sources, initial, trick_then_reads, reveal_reads_choices }
     }
 

@@ -554,6 +554,19 @@ impl Scripts {
         crate::compiled::fields_read(&self.file_asts, &f.name, arity, param)
     }
 
+    /// [`Scripts::fields_read`] for several `(function, args, param)` at once (each file's
+    /// functions are found once for all of them).
+    pub fn fields_read_each(
+        &self,
+        wanted: &[(&FnRef, usize, usize)],
+    ) -> Vec<Option<std::collections::BTreeSet<String>>> {
+        let wanted: Vec<(&str, usize, usize)> = wanted
+            .iter()
+            .map(|(f, args, param)| (f.name.as_str(), 1 + args + usize::from(f.with_ctx), *param))
+            .collect();
+        crate::compiled::fields_read_each(&self.file_asts, &wanted)
+    }
+
     /// Every script function as `(name, number of parameters)`.
     pub fn function_arities(&self) -> HashSet<(String, usize)> {
         self.ast.iter_functions().map(|f| (f.name.to_string(), f.params.len())).collect()

@@ -511,9 +511,28 @@ fn test_function(script: &str, name: &str) -> (Vec<ImmutableString>, Vec<Stmt>) 
 /// parameter only through properties (see `fields`); `None` when it may see the whole value,
 /// or the function is not found.
 pub(crate) fn fields_read(files: &[AST], name: &str, arity: usize, param: usize) -> Option<BTreeSet<String>> {
-    let (_, params, body) =
-        files.iter().rev().find_map(|ast| bodies(ast).into_iter().find(|(n, p, _)| n == name && p.len() == arity))?;
-    fields::fields_read(&params, &body?, param)
+    fields_read_each(files, &[(name, arity, param)]).pop().flatten()
+}
+
+/// [`fields_read`] for several `(name, arity, param)` at once: each file's functions are
+/// found once for all of them (a game asks for every trick hook and reveal script).
+pub(crate) fn fields_read_each(files: &[AST], wanted: &[(&str, usize, usize)]) -> Vec<Option<BTreeSet<String>>> {
+    let mut out = vec![None; wanted.len()];
+    let mut found = vec![false; wanted.len()];
+    for ast in files.iter().rev() {
+        if found.iter().all(|f| *f) {
+            break;
+        }
+        let bodies = bodies(ast);
+        for (k, (name, arity, param)) in wanted.iter().enumerate() {
+            let def = bodies.iter().find(|(n, p, _)| n == name && p.len() == *arity);
+            if let (false, Some((_, params, body))) = (found[k], def) {
+                found[k] = true;
+                out[k] = body.as_ref().and_then(|b| fields::fields_read(params, b, *param));
+            }
+        }
+    }
+    out
 }
 
 /// Every script function of one file: name, parameters and top-level statements (`None` for
