@@ -62,10 +62,11 @@ fn sum(h: &mut GameHandle, zone: &str, owner: Option<i64>, prop: &str) -> Res<i6
 /// order (who still has cards, who holds the token).
 fn holders_in(r: &Rules, w: &mut Work, zone: &str, owner: Option<i64>) -> Result<Array, String> {
     let z = r.zone(zone)?;
-    if owner.is_some() || !r.zones[z].per_player {
-        return Err(format!(
-            "`holders` lists the seats of a per-player zone: `{zone}` is global, or an owner was given"
-        ));
+    if !r.zones[z].per_player {
+        return Err(format!("`holders` lists the seats holding a per-player zone; `{zone}` is global: use `count`"));
+    }
+    if owner.is_some() {
+        return Err(format!("`holders(\"{zone}\")` looks at every seat: give no owner"));
     }
     crate::reads::note(crate::reads::Part::Zone(z, None));
     crate::alloc::charge(w.state.zones[z].len());
