@@ -261,48 +261,45 @@ impl Game {
         match &d.source {
             OptionSource::Zone { zone, filter } => {
                 let owner = if self.rules.zones[*zone].per_player { player } else { 0 };
-                out.extend(work.state.zones[*zone][owner].cards.iter().map(|c| Choice::Component(*c)));
+                let cards = &work.state.zones[*zone][owner].cards;
                 // An unordered zone's components are offered in a fixed order (mostly they
-                // lie in it already: dealt in order, only ever taken from).
-                if !self.rules.zones[*zone].ordered && !out.is_sorted_by_key(Choice::component) {
-                    out.sort_unstable_by_key(Choice::component);
-                }
-                if let Some(f) = filter {
-                    let mut kept = Vec::with_capacity(out.len());
-                    for (choice, c) in out.into_iter().filter_map(|o| o.component().map(|c| (o, c))) {
-                        let card = card_map(&work.state, c);
-                        let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
-                        if keep.as_bool().map_err(|t| {
-                            self.returned(&f.name, format!("a filter must return true or false, returned {t}"))
-                        })? {
-                            kept.push(choice);
+                // lie in it already: dealt in order, only ever taken from). Sorted as plain
+                // indices, not as options.
+                let mut sorted: SmallVec<[u32; 32]> = SmallVec::new();
+                let cards: &[u32] = if self.rules.zones[*zone].ordered || cards.is_sorted() {
+                    cards
+                } else {
+                    sorted.extend_from_slice(cards);
+                    sorted.sort_unstable();
+                    &sorted
+                };
+                let Some(f) = filter else {
+                    // No filter script: the `follow` rule picks among the indices themselves.
+                    match self.following(&work.state, d) {
+                        Some(follows) if cards.iter().any(|c| follows(*c)) => {
+                            out.extend(cards.iter().filter(|c| follows(**c)).map(|c| Choice::Component(*c)));
                         }
+                        _ => out.extend(cards.iter().map(|c| Choice::Component(*c))),
                     }
-                    out = kept;
-                }
-                if let Some(f) = &d.follow {
-                    let st = &work.state;
-                    let led = match f.from {
-                        FollowFrom::Var(v) => Some(st.vars[v][0].get()),
-                        FollowFrom::Zone(z) => {
-                            st.zones[z][0].cards.first().and_then(|c| st.components.list[*c as usize].prop(&f.by))
-                        }
+                    return match &d.subset {
+                        Some(spec) => self.subset_step(work, decision, spec, player, &out, building, ctx),
+                        None => Ok(out),
                     };
-                    if let Some(led) = led.filter(|led| **led != Value::Unit && **led != f.free) {
-                        let matches = |c: &Choice| {
-                            c.component().is_some_and(|i| st.components.list[i as usize].prop(&f.by) == Some(led))
-                        };
-                        // Each option is looked at once: which follow (kept inline for hands of up
-                        // to 32 cards).
-                        let mut follows: SmallVec<[bool; 32]> = SmallVec::with_capacity(out.len());
-                        follows.extend(out.iter().map(matches));
-                        if follows.contains(&true) {
-                            let mut at = 0;
-                            out.retain(|_| {
-                                at += 1;
-                                follows[at - 1]
-                            });
-                        }
+                };
+                let offered: SmallVec<[u32; 32]> = SmallVec::from_slice(cards);
+                for c in offered {
+                    let card = card_map(&work.state, c);
+                    let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
+                    if keep.as_bool().map_err(|t| {
+                        self.returned(&f.name, format!("a filter must return true or false, returned {t}"))
+                    })? {
+                        out.push(Choice::Component(c));
+                    }
+                }
+                if let Some(follows) = self.following(&work.state, d) {
+                    let follows = |c: &Choice| c.component().is_some_and(&follows);
+                    if out.iter().any(follows) {
+                        out.retain(follows);
                     }
                 }
                 match &d.subset {
@@ -497,6 +494,27 @@ impl Game {
 
     /// Opens a decision: computes options, lets automatic seats answer, and either leaves it
     /// pending or resolves it at once.
+    /// Which components follow the value led, when decision `d` has a `follow` rule and a
+    /// value was led (`None` otherwise: every option stays). Compared by number (see
+    /// [`crate::codes`]): no property is looked up by name, save a value without a number.
+    fn following<'s>(&'s self, st: &'s State, d: &'s crate::rules::DecisionInfo) -> Option<impl Fn(u32) -> bool + 's> {
+        let f = d.follow.as_ref()?;
+        let codes = &self.rules.prop_codes;
+        let list = &st.components.list;
+        let led = match f.from {
+            FollowFrom::Var(v) => Some(st.vars[v][0].get()),
+            FollowFrom::Zone(z) => {
+                st.zones[z][0].cards.first().and_then(|c| list[*c as usize].coded_prop(codes, &f.by))
+            }
+        };
+        let led = led.filter(|led| **led != Value::Unit && **led != f.free)?;
+        let led_code = codes.code(f.by.slot, Some(led));
+        Some(move |c: u32| {
+            let card = &list[c as usize];
+            crate::codes::same(card.code(f.by.slot), led_code, || card.prop(&f.by.name) == Some(led))
+        })
+    }
+
     fn open(
         &self,
         work: &mut Work,
@@ -595,6 +613,14 @@ impl Game {
             Choice::Component(i) | Choice::Add(i) => &st.components.list[*i as usize].id,
             Choice::Subset(s) => &s.id,
             Choice::Scripted(s) => &s.id,
+        }
+    }
+
+    /// [`Game::choice_id`] as a shared string (a component's is shared, not copied).
+    pub(crate) fn choice_shared_id(&self, st: &State, c: &Choice) -> std::sync::Arc<str> {
+        match c {
+            Choice::Component(i) | Choice::Add(i) => st.components.list[*i as usize].shared_id().clone(),
+            other => self.choice_id(st, other).into(),
         }
     }
 

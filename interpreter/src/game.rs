@@ -22,9 +22,9 @@ pub struct Game {
     /// The state before setup scripts, per player count, built on first use by each group of
     /// threads (see [`crate::per_thread::THREAD_COPIES`]).
     initial: Vec<crate::per_thread::PerThread<Result<State, String>>>,
-    /// Per trick, the fields of its `trick` value the `then` hook reads, when it reads only
-    /// some (see [`Scripts::fields_read`]); `None` for the whole value.
-    pub(crate) trick_then_reads: Vec<Option<std::collections::BTreeSet<String>>>,
+    /// Per trick, the fields of its `trick` value the `then` hook reads (see
+    /// [`Scripts::fields_read`]; all of them when it may see the whole value).
+    pub(crate) trick_then_reads: Vec<crate::trick::TrickFields>,
     /// Per decision, whether its `reveal` script reads its `choices` (a script that never
     /// names them gets `()`, not a list of handles made for nothing).
     pub(crate) reveal_reads_choices: Vec<bool>,
@@ -40,7 +40,10 @@ impl Game {
         let reveals: Vec<Option<&crate::rules::FnRef>> = rules.decisions.iter().map(|d| d.reveal.as_ref()).collect();
         let wanted: Vec<_> = hooks.iter().chain(&reveals).flatten().map(|f| (*f, 1, 1)).collect();
         let mut read = scripts.fields_read_each(&wanted).into_iter();
-        let trick_then_reads = hooks.iter().map(|f| f.and_then(|_| read.next().flatten())).collect();
+        let trick_then_reads = hooks
+            .iter()
+            .map(|f| crate::trick::TrickFields::of(f.and_then(|_| read.next().flatten()).as_ref()))
+            .collect();
         let reveal_reads_choices =
             reveals.iter().map(|f| f.is_some() && read.next().flatten().is_none_or(|r| !r.is_empty())).collect();
         Game { rules, scripts, sources, initial, trick_then_reads, reveal_reads_choices }

@@ -12,6 +12,7 @@ pub mod api_grid;
 pub mod balance;
 pub mod balance_html;
 pub mod bot;
+pub mod codes;
 pub mod compiled;
 pub mod convert;
 pub mod def;

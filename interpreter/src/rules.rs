@@ -282,7 +282,7 @@ pub enum FollowFrom {
 #[derive(Clone, Debug)]
 pub struct Follow {
     /// Property compared.
-    pub by: String,
+    pub by: crate::codes::PropKey,
     /// Source of the led value.
     pub from: FollowFrom,
     /// Value meaning "nothing to follow".
@@ -324,11 +324,11 @@ pub struct TrickInfo {
     /// The global var holding the leading seat.
     pub leader: usize,
     /// The property naming a card's suit.
-    pub suit: Option<String>,
+    pub suit: Option<crate::codes::PropKey>,
     /// The global var set to the suit led.
     pub led: Option<usize>,
     /// The integer property ranking cards.
-    pub rank: Option<String>,
+    pub rank: Option<crate::codes::PropKey>,
     /// Which rank wins.
     pub best: crate::def::Best,
     /// The global var holding the trump suit.
@@ -647,6 +647,9 @@ pub struct Rules {
     pub available_variants: Vec<VariantInfo>,
     /// Parameters.
     pub params: IndexMap<String, ParamInfo>,
+    /// The properties the engine compares for every card at every decision, their values
+    /// numbered (see [`crate::codes`]).
+    pub prop_codes: crate::codes::PropCodes,
     /// Component types.
     pub component_types: Vec<ComponentType>,
     /// Declared instances.

@@ -32,8 +32,8 @@ pub struct OptionInfo {
 pub struct Move {
     /// Seat.
     pub player: usize,
-    /// Option id.
-    pub option: String,
+    /// Option id (shared with the component chosen, when the option is one).
+    pub option: std::sync::Arc<str>,
     /// The option's label, when the session records its log (for readable transcripts).
     pub label: Option<String>,
 }

@@ -263,7 +263,7 @@ pub fn play_one(
             let options = session.options(p);
             moves.push(Move {
                 player: p,
-                option: options.get(choice).map(|o| o.id.clone()).unwrap_or_default(),
+                option: options.get(choice).map(|o| o.id.as_str().into()).unwrap_or_default(),
                 label: None,
             });
             return Err(fail(moves, e));

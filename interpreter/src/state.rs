@@ -20,6 +20,10 @@ pub type Props = crate::value::ValueMap;
 pub struct Component {
     /// Stable id, unique in the game.
     pub id: String,
+    /// The id again, shared: each decision answered by choosing the component records it in
+    /// the session's history without copying it.
+    #[serde(skip)]
+    shared_id: Arc<str>,
     /// Component type index.
     pub kind: usize,
     /// Properties (shared with the views that show them; [`Component::set_prop`] changes one).
@@ -44,6 +48,10 @@ pub struct Component {
     /// step. Shared by the copies of the component (a copy of the components copies no list).
     #[serde(skip)]
     run_ranks: Arc<[Option<i64>]>,
+    /// The numbers of its values of the properties in [`Rules::prop_codes`], by slot (see
+    /// [`crate::codes`]), made with the other values derived from the properties.
+    #[serde(skip)]
+    codes: Arc<[u32]>,
 }
 
 /// A component as a viewer sees it.
@@ -88,6 +96,7 @@ impl Component {
             props.entry("face".to_string()).or_insert_with(|| first.clone());
         }
         let mut c = Component {
+            shared_id: Arc::from(id.as_str()),
             id,
             kind,
             props: Arc::new(props),
@@ -96,9 +105,35 @@ impl Component {
             shown: Arc::default(),
             shown_in_zone: Vec::new(),
             run_ranks: Arc::new([]),
+            codes: Arc::new([]),
         };
         c.refresh(rules);
         c
+    }
+
+    /// The id, shared (see the field).
+    pub fn shared_id(&self) -> &Arc<str> {
+        &self.shared_id
+    }
+
+    /// Its value of the property `key` names, found by its number (see [`crate::codes`]):
+    /// looked up by name only when the value has none.
+    pub fn coded_prop<'a>(
+        &'a self,
+        codes: &'a crate::codes::PropCodes,
+        key: &crate::codes::PropKey,
+    ) -> Option<&'a Value> {
+        match self.code(key.slot) {
+            crate::codes::MISSING => None,
+            crate::codes::UNCODED => self.prop(&key.name),
+            code => codes.value(key.slot, code),
+        }
+    }
+
+    /// The number of its value of the property in slot `slot` of [`Rules::prop_codes`]
+    /// ([`crate::codes::MISSING`] without one).
+    pub fn code(&self, slot: usize) -> u32 {
+        self.codes.get(slot).copied().unwrap_or(crate::codes::MISSING)
     }
 
     /// The component's place in the run of decision `decision`'s `subset`, worked out when
@@ -109,6 +144,9 @@ impl Component {
 
     /// Fills in the label, the script values, the view and the run ranks from the properties.
     fn refresh(&mut self, rules: &Rules) {
+        if !rules.prop_codes.keys().is_empty() {
+            self.codes = rules.prop_codes.codes_of(&self.props).into();
+        }
         if rules.decisions.iter().any(|d| d.subset.as_ref().is_some_and(|s| s.consecutive.is_some())) {
             let props = &self.props;
             self.run_ranks = rules
@@ -542,6 +580,19 @@ impl VarSlot {
                 s.take();
             }
             _ => *self = VarSlot::new(value),
+        }
+    }
+
+    /// Replaces the value with a copy of `value`, made into the buffers of the old one when
+    /// the slot is not shared (a var set at every trick to one string or another allocates
+    /// nothing).
+    pub fn set_copy(&mut self, value: &Value) {
+        match (Arc::get_mut(&mut self.value), Arc::get_mut(&mut self.script)) {
+            (Some(v), Some(s)) => {
+                v.clone_from(value);
+                s.take();
+            }
+            _ => *self = VarSlot::new(value.clone()),
         }
     }
 

@@ -18,6 +18,36 @@ use rhai::Dynamic;
 use smallvec::SmallVec;
 use std::sync::Arc;
 
+/// The fields of the `trick` value a `then` hook reads (worked out once, when the game is
+/// made: see [`crate::script::Scripts::fields_read_each`]), one bit each, so that the engine
+/// asks no set of names at every trick which fields to make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TrickFields(u8);
+
+impl TrickFields {
+    /// The fields, by bit.
+    const NAMES: [&'static str; 5] = ["winner", "index", "card", "plays", "led"];
+    const WINNER: u8 = 1;
+    const INDEX: u8 = 2;
+    const CARD: u8 = 4;
+    const PLAYS: u8 = 8;
+    const LED: u8 = 16;
+
+    /// The fields among `reads` (every field when the hook may see the whole value: `None`).
+    pub(crate) fn of(reads: Option<&std::collections::BTreeSet<String>>) -> TrickFields {
+        let bits = Self::NAMES
+            .iter()
+            .enumerate()
+            .filter(|(_, name)| reads.is_none_or(|r| r.contains(**name)))
+            .fold(0, |bits, (i, _)| bits | 1 << i);
+        TrickFields(bits)
+    }
+
+    fn has(self, field: u8) -> bool {
+        self.0 & field != 0
+    }
+}
+
 /// The turn order read from one seat on (the trick's leader), without copying it.
 struct SeatsFrom<'s> {
     order: &'s [usize],
@@ -51,7 +81,7 @@ impl Game {
             }
         };
         if let Some(led) = t.led {
-            work.state.vars[led][0].set(self.rules.vars[led].default.clone());
+            work.state.vars[led][0].set_copy(&self.rules.vars[led].default);
         }
         work.state.stack.push(Frame::Trick { trick, leader, asked: 0, plays: Vec::new() });
         Ok(())
@@ -113,8 +143,10 @@ impl Game {
         }
         work.state.put(&self.rules, card, t.table, player).map_err(PlayError::Rule)?;
         if let (true, Some(led), Some(suit)) = (first, t.led, &t.suit) {
-            let value = work.state.components.list[card as usize].prop(suit).cloned().unwrap_or(Value::Unit);
-            work.state.vars[led][0].set(value);
+            let st = &mut *work.state;
+            let value =
+                st.components.list[card as usize].coded_prop(&self.rules.prop_codes, suit).unwrap_or(&Value::Unit);
+            st.vars[led][0].set_copy(value);
         }
         Ok(())
     }
@@ -162,14 +194,13 @@ impl Game {
             let same = !kept.is_unit() && Arc::ptr_eq(&components, &work.state.components);
             drop(components);
             // Only the fields the hook reads are made (all of them when it may see the whole).
-            let reads = self.trick_then_reads.get(trick).and_then(Option::as_ref);
-            let wants = |field: &str| reads.is_none_or(|r| r.contains(field));
-            let plays_value = match (wants("plays"), same) {
+            let wants = self.trick_then_reads.get(trick).copied().unwrap_or(TrickFields::of(None));
+            let plays_value = match (wants.has(TrickFields::PLAYS), same) {
                 (false, _) => Dynamic::UNIT,
                 (true, true) => kept,
                 (true, false) => self.plays_value(&work.state, plays),
             };
-            let info = self.trick_value(&work.state, t, plays, index, plays_value, &wants);
+            let info = self.trick_value(&work.state, t, plays, index, plays_value, wants);
             let _ = self.call(work, f, vec![info], &Value::Unit)?;
         }
         if let Some(won) = t.won {
@@ -209,9 +240,10 @@ impl Game {
             return Err(PlayError::Rule(format!("trick `{}` has neither `winner` nor `rank`", t.name)));
         };
         let card = |c: u32| &st.components.list[c as usize];
+        let codes = &self.rules.prop_codes;
         // Every card's rank, read once; a card that competes must have one.
         let ranks: SmallVec<[Option<i64>; 8]> =
-            plays.iter().map(|(_, c)| card(*c).prop(rank).and_then(Value::as_int)).collect();
+            plays.iter().map(|(_, c)| card(*c).coded_prop(codes, rank).and_then(Value::as_int)).collect();
         let no_rank = |i: usize| {
             PlayError::Rule(format!(
                 "trick `{}` ranks cards by `{rank}`, but `{}` has no integer `{rank}`",
@@ -233,14 +265,22 @@ impl Game {
         }
         // Without a suit (the loader allows it only with `any_suit`), every card competes.
         let Some(suit) = &t.suit else { return best(&|_| true) };
-        let suit_of = |i: usize| card(plays[i].1).prop(suit);
-        let trump = t.trump.map(|v| st.vars[v][0].get());
-        match trump.filter(|tr| (0..plays.len()).any(|i| suit_of(i) == Some(tr))) {
-            Some(trump) => best(&|i| suit_of(i) == Some(trump)),
+        // Suits are compared by number (see `crate::codes`), by value only where one has none.
+        let suit_is = |i: usize, code: u32, value: Option<&Value>| {
+            let c = card(plays[i].1);
+            crate::codes::same(c.code(suit.slot), code, || c.prop(&suit.name) == value)
+        };
+        let trump = t.trump.map(|v| st.vars[v][0].get()).map(|tr| (codes.code(suit.slot, Some(tr)), tr));
+        match trump.filter(|(code, tr)| (0..plays.len()).any(|i| suit_is(i, *code, Some(tr)))) {
+            Some((code, trump)) => best(&|i| suit_is(i, code, Some(trump))),
             None if t.any_suit => best(&|_| true),
             None => {
-                let led = suit_of(0);
-                best(&|i| suit_of(i) == led)
+                let first = card(plays[0].1);
+                match first.code(suit.slot) {
+                    // A first card without a suit: the cards without one compete.
+                    crate::codes::MISSING => best(&|i| card(plays[i].1).code(suit.slot) == crate::codes::MISSING),
+                    code => best(&|i| suit_is(i, code, first.prop(&suit.name))),
+                }
             }
         }
     }
@@ -251,13 +291,14 @@ impl Game {
         match t.then_when {
             ThenWhen::Always => true,
             ThenWhen::Below => match (t.trump_below, &t.rank) {
-                (Some(track), Some(rank)) => {
-                    c.prop(rank).and_then(Value::as_int).is_some_and(|r| r < st.tracks[track][0])
-                }
+                (Some(track), Some(rank)) => c
+                    .coded_prop(&self.rules.prop_codes, rank)
+                    .and_then(Value::as_int)
+                    .is_some_and(|r| r < st.tracks[track][0]),
                 _ => false,
             },
             ThenWhen::Trump => match (t.trump, &t.suit) {
-                (Some(v), Some(suit)) => c.prop(suit).is_some_and(|s| s == st.vars[v][0].get()),
+                (Some(v), Some(suit)) => c.coded_prop(&self.rules.prop_codes, suit) == Some(st.vars[v][0].get()),
                 _ => false,
             },
         }
@@ -286,24 +327,25 @@ impl Game {
         plays: &[(usize, u32)],
         index: usize,
         plays_value: Dynamic,
-        wants: &dyn Fn(&str) -> bool,
+        wants: TrickFields,
     ) -> Dynamic {
         let (winner, card) = plays[index];
         let mut m = rhai::Map::new();
-        if wants("winner") {
+        if wants.has(TrickFields::WINNER) {
             m.insert("winner".into(), Dynamic::from_int(winner as i64));
         }
-        if wants("index") {
+        if wants.has(TrickFields::INDEX) {
             m.insert("index".into(), Dynamic::from_int(index as i64));
         }
-        if wants("card") {
+        if wants.has(TrickFields::CARD) {
             m.insert("card".into(), card_map(st, card));
         }
-        if wants("plays") {
+        if wants.has(TrickFields::PLAYS) {
             m.insert("plays".into(), plays_value);
         }
-        if wants("led") {
-            let led = t.suit.as_ref().and_then(|s| st.components.list[plays[0].1 as usize].prop(s).cloned());
+        if wants.has(TrickFields::LED) {
+            let first = &st.components.list[plays[0].1 as usize];
+            let led = t.suit.as_ref().and_then(|s| first.coded_prop(&self.rules.prop_codes, s).cloned());
             m.insert("led".into(), led.unwrap_or(Value::Unit).to_dynamic());
         }
         Dynamic::from_map(m)
@@ -330,4 +372,21 @@ fn best_of(best: Best, ranks: &[Option<i64>], competes: &dyn Fn(usize) -> bool) 
         }
     }
     Ok(found.map_or(0, |(i, _)| i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TrickFields;
+
+    #[test]
+    fn a_hook_gets_the_fields_it_reads_or_all_when_it_may_see_the_whole() {
+        let reads: std::collections::BTreeSet<String> = ["card", "winner", "other"].map(String::from).into();
+        let fields = TrickFields::of(Some(&reads));
+        assert!(fields.has(TrickFields::WINNER) && fields.has(TrickFields::CARD));
+        assert!(!fields.has(TrickFields::INDEX) && !fields.has(TrickFields::PLAYS) && !fields.has(TrickFields::LED));
+        let all = TrickFields::of(None);
+        let each = [TrickFields::WINNER, TrickFields::INDEX, TrickFields::CARD, TrickFields::PLAYS, TrickFields::LED];
+        assert!(each.iter().all(|f| all.has(*f)));
+        assert_eq!(TrickFields::of(Some(&Default::default())), TrickFields(0));
+    }
 }

@@ -36,6 +36,7 @@ fn fixture_scenarios_pass() {
         "tests/fixtures/tricks/scenarios/below.scenario",
         "tests/fixtures/tricks/scenarios/scripted-winner.scenario",
         "tests/fixtures/tricks/scenarios/then-when.scenario",
+        "tests/fixtures/tricks/scenarios/repainted.scenario",
     ] {
         let path = crate::rel(case);
         let file = parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap_or_else(|e| panic!("{e}"));

@@ -265,3 +265,30 @@ impl Loader {
         Some(d)
     }
 }
+
+/// Numbers the values the declared components give each property in [`Rules::prop_codes`]
+/// (after every part of the game that names one: see [`crate::codes`]). Values out of a range
+/// are left unnumbered (they depend on the seats and parameters): they compare by value.
+pub(super) fn number_declared_values(r: &mut Rules) {
+    let Rules { prop_codes, components, component_types, .. } = r;
+    for slot in 0..prop_codes.keys().len() {
+        let key = prop_codes.keys()[slot].clone();
+        for c in components.iter() {
+            for (k, spec) in &c.props {
+                match spec {
+                    PropSpec::Fixed(v) if *k == key => prop_codes.add_value(slot, v),
+                    PropSpec::Each(items) if *k == key => items.iter().for_each(|v| prop_codes.add_value(slot, v)),
+                    PropSpec::Range(_, _, Some(names)) if key.strip_suffix("_name") == Some(k.as_str()) => {
+                        names.iter().for_each(|v| prop_codes.add_value(slot, v))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if key == "face" {
+            for v in component_types.iter().filter_map(|t| t.faces.as_ref()).flatten() {
+                prop_codes.add_value(slot, v);
+            }
+        }
+    }
+}

@@ -3,6 +3,7 @@
 
 use super::resolve::{zone_ref, ScriptFns};
 use super::Loader;
+use crate::codes::PropKey;
 use crate::def::{self, GameFile, Ref};
 use crate::rules::{Contest, DecisionInfo, FnRef, Follow, FollowFrom, OptionSource, Rules};
 use crate::value::Value;
@@ -146,7 +147,8 @@ impl Loader {
                         }
                     };
                     let free = f.free.as_ref().and_then(|v| Value::from_toml(v).ok()).unwrap_or(Value::Unit);
-                    Some(Follow { by: f.by.clone(), from, free })
+                    // The slot is given once every decision is in (below).
+                    Some(Follow { by: PropKey::named(&f.by), from, free })
                 }),
                 contest: d.contest.as_ref().and_then(|c| self.contest(r, name, c)),
                 actor: d.actor.clone(),
@@ -164,6 +166,10 @@ impl Loader {
                     }
                 },
             });
+        }
+        // A `follow` rule compares its property for every card at every decision: numbered.
+        for follow in r.decisions.iter_mut().filter_map(|d| d.follow.as_mut()) {
+            r.prop_codes.give_slot(&mut follow.by);
         }
     }
 

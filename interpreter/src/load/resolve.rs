@@ -108,6 +108,7 @@ impl Loader {
         self.tricks(&mut r, &f, &fns);
         self.phases(&mut r, &f, &fns);
         self.flow(&mut r, &f, &fns);
+        super::components::number_declared_values(&mut r);
         r
     }
 }

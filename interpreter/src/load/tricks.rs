@@ -3,6 +3,7 @@
 
 use super::resolve::ScriptFns;
 use super::Loader;
+use crate::codes::PropKey;
 use crate::def::{GameFile, Ref, ThenWhen, TrickDef};
 use crate::rules::{OptionSource, Rules, TrickInfo};
 
@@ -10,7 +11,11 @@ impl Loader {
     /// Checks `[tricks]`.
     pub(super) fn tricks(&mut self, r: &mut Rules, f: &GameFile, fns: &ScriptFns) {
         for (name, t) in &f.tricks {
-            if let Some(info) = self.trick(r, name, t, fns) {
+            if let Some(mut info) = self.trick(r, name, t, fns) {
+                // The suit and the rank are read of every card of every trick: numbered.
+                for key in [&mut info.suit, &mut info.rank].into_iter().flatten() {
+                    r.prop_codes.give_slot(key);
+                }
                 r.tricks.push(info);
             }
         }
@@ -76,9 +81,9 @@ impl Loader {
             plays,
             table: table?,
             leader: leader?,
-            suit: t.suit.clone(),
+            suit: t.suit.as_deref().map(PropKey::named),
             led,
-            rank: t.rank.clone(),
+            rank: t.rank.as_deref().map(PropKey::named),
             best: t.best,
             trump,
             trump_below,

@@ -38,7 +38,7 @@ pub fn transcript(setup: &Setup<'_>, session: &Session<'_>, title: &str) -> Stri
     let _ = writeln!(out, "scenario {} {{", quote_always(title));
     for m in session.history() {
         let line = format!("    {} chooses {}", r.seat_name(m.player), quote(&m.option));
-        match m.label.as_deref().filter(|l| *l != m.option) {
+        match m.label.as_deref().filter(|l| *l != &*m.option) {
             Some(label) => {
                 let _ = writeln!(out, "{line:<32} # {}", label.replace('\n', " "));
             }

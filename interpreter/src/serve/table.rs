@@ -414,7 +414,7 @@ impl<'g> Actor<'g> {
         how(&mut self.session).map_err(Applied::Refused)?;
         let new: Vec<Decision> = self.session.history()[before..]
             .iter()
-            .map(|m| Decision { seat: m.player, option: m.option.clone() })
+            .map(|m| Decision { seat: m.player, option: m.option.to_string() })
             .collect();
         if let Err(e) = self.store.add_decisions(&self.id, before, &new) {
             eprintln!("table {}: cannot store a decision of seat {}: {e}", self.id, seat + 1);

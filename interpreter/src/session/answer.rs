@@ -25,7 +25,7 @@ pub(super) struct Answer {
 /// What an answer produced besides the new state.
 pub(super) struct Answered {
     /// The option's id (for the history).
-    pub id: String,
+    pub id: std::sync::Arc<str>,
     /// The option's label, when logging.
     pub label: Option<String>,
     /// Log events.
@@ -58,7 +58,7 @@ pub(super) fn apply(
     if let Choice::Add(card) = *choice {
         return add_to_set(game, state, answer, slot, card, fresh);
     }
-    let id = game.choice_id(&state, choice).to_string();
+    let id = game.choice_shared_id(&state, choice);
     let label = match logging.then(|| game.choice_label(&state, pending.asked(slot), choice)).transpose() {
         Ok(label) => label,
         Err(e) => return (state, Err(e)),
@@ -148,7 +148,7 @@ fn add_to_set(
     }
     let component = &state.components.list[card as usize];
     let answered = Answered {
-        id: component.id.clone(),
+        id: component.shared_id().clone(),
         label: logging.then(|| component.label().to_string()),
         events: Vec::new(),
         moves: None,
