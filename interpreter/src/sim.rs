@@ -79,7 +79,16 @@ pub struct Shape {
 
 #[cfg(test)]
 mod shape_tests {
-    use super::Shape;
+    use super::{Row, Shape};
+
+    #[test]
+    fn a_row_has_one_leader_only_without_a_tie_at_the_top() {
+        let row = Row::of(&[5, 3, 5, 7]).unwrap();
+        assert_eq!((row.top, row.bottom, row.leader), (7, 3, Some(3)));
+        assert_eq!(Row::of(&[7, 5, 7]).unwrap().leader, None);
+        assert_eq!(Row::of(&[2, 9, 1]).unwrap().leader, Some(1));
+        assert!(Row::of(&[]).is_none());
+    }
 
     #[test]
     fn a_comeback_has_lead_changes_and_drama_and_is_decided_late() {
@@ -96,6 +105,32 @@ mod shape_tests {
     }
 }
 
+/// One row of a score trace: the top and bottom scores and the one seat at the top (`None`
+/// when seats tie for it), found in one pass (a game's shape reads one row per decision).
+struct Row {
+    top: i64,
+    bottom: i64,
+    leader: Option<usize>,
+}
+
+impl Row {
+    /// The row's figures (`None` for an empty row).
+    fn of(scores: &[i64]) -> Option<Row> {
+        let (&first, rest) = scores.split_first()?;
+        let mut row = Row { top: first, bottom: first, leader: Some(0) };
+        for (i, &x) in rest.iter().enumerate() {
+            if x > row.top {
+                row.top = x;
+                row.leader = Some(i + 1);
+            } else if x == row.top {
+                row.leader = None;
+            }
+            row.bottom = row.bottom.min(x);
+        }
+        Some(row)
+    }
+}
+
 impl Shape {
     /// The shape of a game from its score after each decision (`trace`: one row of `seats`
     /// scores per decision, one after the other) and its winners.
@@ -105,17 +140,11 @@ impl Shape {
             return None;
         }
         let l = trace.len() / seats;
-        let leader = |s: &[i64]| {
-            let top = s.iter().copied().max()?;
-            let mut at = s.iter().enumerate().filter(|(_, x)| **x == top);
-            let first = at.next()?.0;
-            at.next().is_none().then_some(first)
-        };
         let (mut changes, mut last) = (0, None);
         let (mut deficit, mut trailing) = (0.0, 0);
         let mut decided = l;
         for (t, s) in trace.chunks_exact(seats).enumerate() {
-            let lead = leader(s);
+            let Row { top, bottom, leader: lead } = Row::of(s)?;
             if lead.is_some() && lead != last {
                 if last.is_some() {
                     changes += 1;
@@ -123,7 +152,6 @@ impl Shape {
                 last = lead;
             }
             if lead != Some(w) {
-                let (top, bottom) = (*s.iter().max()?, *s.iter().min()?);
                 if top > bottom {
                     deficit += (top - s[w]) as f64 / (top - bottom) as f64;
                 }
