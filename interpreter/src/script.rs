@@ -122,6 +122,11 @@ fn call_clock() -> std::time::Duration {
 /// the calls of one game on a thread do not count references to them at all.
 type WorkSlot = Arc<Mutex<CallSlot>>;
 
+/// A work slot kept for the next call, with the `game` value a compiled script gave back
+/// (a handle onto the slot: a script's value of a type of the engine's own is two
+/// allocations, so a series of calls makes it once).
+type KeptSlot = (WorkSlot, Option<Dynamic>);
+
 /// What a [`WorkSlot`] holds: the rules of the call (kept after it for the next call) and its
 /// work (only during the call).
 #[derive(Default)]
@@ -132,8 +137,9 @@ pub(crate) struct CallSlot {
 
 thread_local! {
     static CALL: std::cell::Cell<Option<CallStart>> = const { std::cell::Cell::new(None) };
-    /// Empty work slots of finished calls, reused by the next calls on this thread.
-    static SLOTS: std::cell::RefCell<Vec<WorkSlot>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Empty work slots of finished calls, reused by the next calls on this thread, each with
+    /// the `game` value of its last call when the script gave it back (see [`KeptSlot`]).
+    static SLOTS: std::cell::RefCell<Vec<KeptSlot>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Rhai's progress callback: every 256 operations, ends the call (with the reason as the
@@ -644,16 +650,15 @@ impl Scripts {
         // of many calls (a long stretch of flow) does not add them up.
         let mut work = work;
         work.handed = 0;
-        let slot = SLOTS.with(|s| s.borrow_mut().pop()).unwrap_or_default();
+        let (slot, kept_handle) = SLOTS.with(|s| s.borrow_mut().pop()).unwrap_or_default();
         if let Ok(mut g) = slot.lock() {
             if !g.rules.as_ref().is_some_and(|r| Arc::ptr_eq(r, rules)) {
                 g.rules = Some(rules.clone());
             }
             g.work = Some(work);
         }
-        let handle = GameHandle { work: slot };
         let mut all = crate::compiled::spare_vec();
-        all.push(Dynamic::from(handle.clone()));
+        all.push(kept_handle.unwrap_or_else(|| Dynamic::from(GameHandle { work: slot.clone() })));
         all.extend(args);
         if f.with_ctx {
             all.push(ctx.to_dynamic());
@@ -675,14 +680,21 @@ impl Scripts {
         } else {
             None
         };
+        // The `game` value the compiled script gives back, when it only read it.
+        let mut given_back = Dynamic::UNIT;
         let result = match compiled {
             Some((program, idx)) => if back.is_empty() {
-                program.run(&self.engine, idx, all, profiling)
+                // Position 0 of `all` is the game handle (an array: nothing to drop after).
+                let mut lent = [Dynamic::UNIT];
+                let r = program.run_giving_back(&self.engine, idx, all, profiling, &mut lent);
+                [given_back] = lent;
+                r
             } else {
-                // Positions in `all`, which starts with the game handle.
                 let mut lent: smallvec::SmallVec<[Dynamic; 4]> = smallvec::smallvec![Dynamic::UNIT; back.len() + 1];
                 let r = program.run_giving_back(&self.engine, idx, all, profiling, &mut lent);
-                for (b, v) in back.iter_mut().zip(lent.drain(1..)) {
+                let mut lent = lent.into_iter();
+                given_back = lent.next().unwrap_or(Dynamic::UNIT);
+                for (b, v) in back.iter_mut().zip(lent) {
                     *b = v;
                 }
                 r
@@ -706,13 +718,13 @@ impl Scripts {
                 }
             }
         }
-        let work =
-            handle.work.lock().ok().and_then(|mut g| g.work.take()).expect("script work is returned after the call");
-        // Nothing else holds the slot once the call is over (a script cannot keep `game`):
-        // the next call on this thread takes it again instead of allocating one.
-        let slot = handle.work;
-        if Arc::strong_count(&slot) == 1 {
-            SLOTS.with(|s| s.borrow_mut().push(slot));
+        let work = slot.lock().ok().and_then(|mut g| g.work.take()).expect("script work is returned after the call");
+        // Nothing else holds the slot once the call is over (a script cannot keep `game`): the
+        // next call on this thread takes it again instead of allocating one, and with it the
+        // `game` value given back (which holds the slot too).
+        let kept = (!given_back.is_unit()).then_some(given_back);
+        if Arc::strong_count(&slot) == 1 + usize::from(kept.is_some()) {
+            SLOTS.with(|s| s.borrow_mut().push((slot, kept)));
         }
         (work, result.map_err(|e| Box::new(describe(&f.name, &e, &self.files, &self.limits))))
     }

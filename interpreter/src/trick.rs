@@ -83,7 +83,7 @@ impl Game {
         if let Some(led) = t.led {
             work.state.vars[led][0].set_copy(&self.rules.vars[led].default);
         }
-        work.state.stack.push(Frame::Trick { trick, leader, asked: 0, plays: Vec::new() });
+        work.state.stack.push(Frame::Trick { trick, leader, asked: 0, plays: crate::flow::recycle::plays() });
         Ok(())
     }
 
@@ -106,7 +106,9 @@ impl Game {
             work.state.stack.push(Frame::Ask { decision, player: who, ctx: Value::Unit });
             return Ok(());
         }
-        self.end_trick(work, trick, leader, &plays)
+        let ended = self.end_trick(work, trick, leader, &plays);
+        crate::flow::recycle::keep_plays(plays);
+        ended
     }
 
     /// The seats in turn order, starting with the leader.

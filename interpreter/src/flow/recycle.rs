@@ -20,6 +20,8 @@ struct Buffers {
     options: Vec<Vec<Choice>>,
     /// Option lists, each empty.
     lists: Vec<Vec<Choice>>,
+    /// For the cards played to a trick.
+    plays: Vec<(usize, u32)>,
 }
 
 thread_local! {
@@ -39,6 +41,17 @@ pub(super) fn answers_and_options() -> (Vec<Option<usize>>, Vec<Vec<Choice>>) {
 /// An empty option list (a kept one when there is one).
 pub(super) fn list() -> Vec<Choice> {
     SPARE.with_borrow_mut(|b| b.lists.pop()).unwrap_or_default()
+}
+
+/// An empty list for the cards played to a trick (the last trick's, when there is one).
+pub(crate) fn plays() -> Vec<(usize, u32)> {
+    SPARE.with_borrow_mut(|b| std::mem::take(&mut b.plays))
+}
+
+/// Keeps the list of a finished trick's plays, emptied, for the next trick.
+pub(crate) fn keep_plays(mut plays: Vec<(usize, u32)>) {
+    plays.clear();
+    SPARE.with_borrow_mut(|kept| keep_larger(&mut kept.plays, plays));
 }
 
 /// Keeps the vectors of an answered decision (its options are let go of).
