@@ -539,11 +539,17 @@ pub struct Outcome {
 /// gets a shared copy instead of new strings each time. The value is only changed through
 /// [`VarSlot::set`], which lets the copy go. Both are shared by the copies of the slot (the
 /// state's snapshots and search copies) until one of them changes: copying a state copies no
-/// var's list, and its first read after a restore makes no new script copy.
+/// var's list, and its first read after a restore makes no new script copy. The value and its
+/// copy lie in one shared allocation: a var changed in a state that shares it with a snapshot
+/// (the rollback's, at every decision) makes one new allocation, not two.
 #[derive(Default)]
-pub struct VarSlot {
-    value: Arc<Value>,
-    script: Arc<std::sync::OnceLock<ScriptCopy>>,
+pub struct VarSlot(Arc<VarValue>);
+
+/// What a [`VarSlot`] shares: the value and the copy scripts receive (made at the first read).
+#[derive(Default)]
+struct VarValue {
+    value: Value,
+    script: std::sync::OnceLock<ScriptCopy>,
 }
 
 /// The copy of a var's value scripts receive, and what it counts against the sandbox's size
@@ -562,24 +568,24 @@ impl ScriptCopy {
 impl VarSlot {
     /// A slot holding `value`.
     pub fn new(value: Value) -> VarSlot {
-        VarSlot { value: Arc::new(value), script: Arc::default() }
+        VarSlot(Arc::new(VarValue { value, script: std::sync::OnceLock::new() }))
     }
 
     /// The value.
     pub fn get(&self) -> &Value {
-        &self.value
+        &self.0.value
     }
 
     /// Replaces the value (the script copy made of the old one is let go; copies of the slot
     /// keep the old value).
     pub fn set(&mut self, value: Value) {
-        match (Arc::get_mut(&mut self.value), Arc::get_mut(&mut self.script)) {
+        match Arc::get_mut(&mut self.0) {
             // Not shared: changed where it lies.
-            (Some(v), Some(s)) => {
-                *v = value;
-                s.take();
+            Some(v) => {
+                v.value = value;
+                v.script.take();
             }
-            _ => *self = VarSlot::new(value),
+            None => *self = VarSlot::new(value),
         }
     }
 
@@ -587,27 +593,25 @@ impl VarSlot {
     /// the slot is not shared (a var set at every trick to one string or another allocates
     /// nothing).
     pub fn set_copy(&mut self, value: &Value) {
-        match (Arc::get_mut(&mut self.value), Arc::get_mut(&mut self.script)) {
-            (Some(v), Some(s)) => {
-                v.clone_from(value);
-                s.take();
+        match Arc::get_mut(&mut self.0) {
+            Some(v) => {
+                v.value.clone_from(value);
+                v.script.take();
             }
-            _ => *self = VarSlot::new(value.clone()),
+            None => *self = VarSlot::new(value.clone()),
         }
     }
 
     /// Replaces the value with `value`, whose script form is `script` (plain data equal to
     /// what [`Value::to_dynamic`] makes of `value`; the next read copies it).
     pub(crate) fn set_with_script(&mut self, value: Value, script: rhai::Dynamic) {
-        match (Arc::get_mut(&mut self.value), Arc::get_mut(&mut self.script)) {
-            (Some(v), Some(s)) => {
-                *v = value;
-                *s = std::sync::OnceLock::from(ScriptCopy::new(script));
+        let script = std::sync::OnceLock::from(ScriptCopy::new(script));
+        match Arc::get_mut(&mut self.0) {
+            Some(v) => {
+                v.value = value;
+                v.script = script;
             }
-            _ => {
-                self.value = Arc::new(value);
-                self.script = Arc::new(std::sync::OnceLock::from(ScriptCopy::new(script)));
-            }
+            None => self.0 = Arc::new(VarValue { value, script }),
         }
     }
 
@@ -624,32 +628,32 @@ impl VarSlot {
         let copy = self.script_copy();
         let sizes = *copy.sizes.get_or_init(|| {
             let mut sizes = [0; 3];
-            self.value.add_script_sizes(&mut sizes);
+            self.0.value.add_script_sizes(&mut sizes);
             sizes
         });
         (copy.value.clone(), sizes)
     }
 
     fn script_copy(&self) -> &ScriptCopy {
-        self.script.get_or_init(|| ScriptCopy::new(self.value.to_dynamic()))
+        self.0.script.get_or_init(|| ScriptCopy::new(self.0.value.to_dynamic()))
     }
 }
 
 impl std::ops::Deref for VarSlot {
     type Target = Value;
     fn deref(&self) -> &Value {
-        &self.value
+        &self.0.value
     }
 }
 
 /// A copy shares the value and its script copy with the original (see [`VarSlot`]).
 impl Clone for VarSlot {
     fn clone(&self) -> Self {
-        VarSlot { value: Arc::clone(&self.value), script: Arc::clone(&self.script) }
+        VarSlot(Arc::clone(&self.0))
     }
 
     fn clone_from(&mut self, source: &Self) {
-        if !Arc::ptr_eq(&self.value, &source.value) {
+        if !Arc::ptr_eq(&self.0, &source.0) {
             *self = source.clone();
         }
     }
@@ -657,19 +661,19 @@ impl Clone for VarSlot {
 
 impl PartialEq for VarSlot {
     fn eq(&self, other: &Self) -> bool {
-        self.value == other.value
+        self.0.value == other.0.value
     }
 }
 
 impl std::fmt::Debug for VarSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.value.fmt(f)
+        self.0.value.fmt(f)
     }
 }
 
 impl Serialize for VarSlot {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Value::serialize(&self.value, serializer)
+        Value::serialize(&self.0.value, serializer)
     }
 }
 
