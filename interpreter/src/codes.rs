@@ -1,9 +1,9 @@
 //! Numbered property values. A few properties are compared by the engine for every card at
-//! every decision: a `follow` rule's `by` (which cards follow the value led). Each value the
-//! declared components give such a property is numbered once, at load, and each component
-//! keeps the numbers of its values (made when its properties are, see `state::Component`), so
-//! that comparing two cards compares two integers instead of looking both properties up by
-//! name and comparing two strings.
+//! every decision: a `follow` rule's `by` (which cards follow the value led), a trick's `suit`
+//! and `rank` (which card wins). Each value the declared components give such a property is
+//! numbered once, at load, and each component keeps the numbers of its values (made when its
+//! properties are, see `state::Component`), so that comparing two cards compares two integers
+//! instead of looking both properties up by name and comparing two strings.
 //!
 //! A value no declared component has (set later by a script) has no number: it is
 //! [`UNCODED`], and compared by value.
@@ -80,7 +80,7 @@ impl PropCodes {
 pub struct PropKey {
     /// The property's name.
     pub name: String,
-    /// Its slot (given by [`PropCodes::slot`] once the rules are read; 0 until then).
+    /// Its slot (given by [`PropCodes::give_slot`] once the rules are read; 0 until then).
     pub slot: usize,
 }
 

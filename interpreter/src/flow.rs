@@ -273,33 +273,31 @@ impl Game {
                     sorted.sort_unstable();
                     &sorted
                 };
-                let Some(f) = filter else {
+                match filter {
                     // No filter script: the `follow` rule picks among the indices themselves.
-                    match self.following(&work.state, d) {
+                    None => match self.following(&work.state, d) {
                         Some(follows) if cards.iter().any(|c| follows(*c)) => {
                             out.extend(cards.iter().filter(|c| follows(**c)).map(|c| Choice::Component(*c)));
                         }
                         _ => out.extend(cards.iter().map(|c| Choice::Component(*c))),
-                    }
-                    return match &d.subset {
-                        Some(spec) => self.subset_step(work, decision, spec, player, &out, building, ctx),
-                        None => Ok(out),
-                    };
-                };
-                let offered: SmallVec<[u32; 32]> = SmallVec::from_slice(cards);
-                for c in offered {
-                    let card = card_map(&work.state, c);
-                    let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
-                    if keep.as_bool().map_err(|t| {
-                        self.returned(&f.name, format!("a filter must return true or false, returned {t}"))
-                    })? {
-                        out.push(Choice::Component(c));
-                    }
-                }
-                if let Some(follows) = self.following(&work.state, d) {
-                    let follows = |c: &Choice| c.component().is_some_and(&follows);
-                    if out.iter().any(follows) {
-                        out.retain(follows);
+                    },
+                    Some(f) => {
+                        let offered: SmallVec<[u32; 32]> = SmallVec::from_slice(cards);
+                        for c in offered {
+                            let card = card_map(&work.state, c);
+                            let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
+                            if keep.as_bool().map_err(|t| {
+                                self.returned(&f.name, format!("a filter must return true or false, returned {t}"))
+                            })? {
+                                out.push(Choice::Component(c));
+                            }
+                        }
+                        if let Some(follows) = self.following(&work.state, d) {
+                            let follows = |c: &Choice| c.component().is_some_and(&follows);
+                            if out.iter().any(follows) {
+                                out.retain(follows);
+                            }
+                        }
                     }
                 }
                 match &d.subset {
@@ -492,8 +490,6 @@ impl Game {
         )
     }
 
-    /// Opens a decision: computes options, lets automatic seats answer, and either leaves it
-    /// pending or resolves it at once.
     /// Which components follow the value led, when decision `d` has a `follow` rule and a
     /// value was led (`None` otherwise: every option stays). Compared by number (see
     /// [`crate::codes`]): no property is looked up by name, save a value without a number.
@@ -515,6 +511,8 @@ impl Game {
         })
     }
 
+    /// Opens a decision: computes options, lets automatic seats answer, and either leaves it
+    /// pending or resolves it at once.
     fn open(
         &self,
         work: &mut Work,

@@ -37,6 +37,7 @@ fn fixture_scenarios_pass() {
         "tests/fixtures/tricks/scenarios/scripted-winner.scenario",
         "tests/fixtures/tricks/scenarios/then-when.scenario",
         "tests/fixtures/tricks/scenarios/repainted.scenario",
+        "tests/fixtures/tricks/scenarios/filtered.scenario",
     ] {
         let path = crate::rel(case);
         let file = parse(&path, &std::fs::read_to_string(&path).unwrap()).unwrap_or_else(|e| panic!("{e}"));
