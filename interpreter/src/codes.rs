@@ -5,7 +5,12 @@
 //! properties are, see `state::Component`), so that comparing two cards compares two integers
 //! instead of looking both properties up by name and comparing two strings.
 //!
-//! A value no declared component has (set later by a script) has no number: it is
+//! A small non-negative integer without a number of its own (a value out of a `range`, which
+//! depends on the seats and parameters, so is not numbered at load) is its own number, marked
+//! with [`INT`]: equal integers get equal numbers, and a contest or a rank reads the integer
+//! back without a lookup ([`int_of`]).
+//!
+//! Any other value no declared component has (set later by a script) has no number: it is
 //! [`UNCODED`], and compared by value.
 
 use crate::value::{Value, ValueMap};
@@ -15,6 +20,13 @@ pub const MISSING: u32 = u32::MAX;
 
 /// The value is none of the numbered ones (a script set it): compare it by value.
 pub const UNCODED: u32 = u32::MAX - 1;
+
+/// Marks the number of an integer that is its own number (`INT | n` for `n` in
+/// `0..=MAX_INT`); the numbers of listed values stay below it.
+pub const INT: u32 = 1 << 31;
+
+/// The largest integer that is its own number (below [`UNCODED`] and [`MISSING`] once marked).
+pub const MAX_INT: i64 = (UNCODED - INT - 1) as i64;
 
 /// The numbered properties and their values (part of the rules: the same for every game).
 #[derive(Clone, Debug, Default)]
@@ -44,21 +56,28 @@ impl PropCodes {
     /// Numbers `value` for the property in `slot` (once: a value seen before keeps its number).
     pub fn add_value(&mut self, slot: usize, value: &Value) {
         let values = &mut self.values[slot];
-        if !values.contains(value) && values.len() < UNCODED as usize {
+        if !values.contains(value) && values.len() < INT as usize {
             values.push(value.clone());
         }
     }
 
-    /// The number of `value` for the property in `slot` ([`MISSING`] for none, [`UNCODED`]
-    /// for a value without a number).
+    /// The number of `value` for the property in `slot` ([`MISSING`] for none, `INT | n` for
+    /// an integer `n` without a listed number, [`UNCODED`] for any other value without one).
     pub fn code(&self, slot: usize, value: Option<&Value>) -> u32 {
         match value {
             None => MISSING,
-            Some(v) => self.values[slot].iter().position(|x| x == v).map_or(UNCODED, |i| i as u32),
+            Some(v) => match self.values[slot].iter().position(|x| x == v) {
+                Some(i) => i as u32,
+                None => match v {
+                    Value::Int(n) if (0..=MAX_INT).contains(n) => INT | *n as u32,
+                    _ => UNCODED,
+                },
+            },
         }
     }
 
-    /// The value numbered `code` in `slot` (`None` for [`MISSING`] and [`UNCODED`]).
+    /// The listed value numbered `code` in `slot` (`None` for [`MISSING`], [`UNCODED`] and an
+    /// integer's own number: see [`int_of`]).
     pub fn value(&self, slot: usize, code: u32) -> Option<&Value> {
         self.values[slot].get(code as usize)
     }
@@ -95,6 +114,17 @@ impl PropKey {
 impl std::fmt::Display for PropKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.name)
+    }
+}
+
+/// The integer value numbered `code` in `slot`: read back from an integer's own number, looked
+/// up for a listed value, `None` for anything else (no property, not an integer) and for
+/// [`UNCODED`], which the caller looks up by name.
+pub fn int_of(codes: &PropCodes, slot: usize, code: u32) -> Option<i64> {
+    match code {
+        MISSING | UNCODED => None,
+        c if c & INT != 0 => Some(i64::from(c & !INT)),
+        c => codes.value(slot, c).and_then(Value::as_int),
     }
 }
 
@@ -146,6 +176,25 @@ mod tests {
         assert!(!same(MISSING, MISSING, || unreachable!()));
         assert!(same(UNCODED, UNCODED, || true));
         assert!(!same(UNCODED, UNCODED, || false));
+    }
+
+    #[test]
+    fn an_unlisted_integer_is_its_own_number_and_reads_back() {
+        let mut codes = PropCodes::default();
+        let slot = codes.slot("value");
+        codes.add_value(slot, &Value::Int(7));
+        assert_eq!(codes.code(slot, Some(&Value::Int(7))), 0, "a listed integer keeps its number");
+        let five = codes.code(slot, Some(&Value::Int(5)));
+        assert_eq!(five, INT | 5);
+        assert_eq!(codes.code(slot, Some(&Value::Int(5))), five, "equal integers, equal numbers");
+        assert_eq!(codes.code(slot, Some(&Value::Int(-1))), UNCODED, "negative: compared by value");
+        assert_eq!(codes.code(slot, Some(&Value::Int(MAX_INT + 1))), UNCODED);
+        assert_eq!(int_of(&codes, slot, five), Some(5));
+        assert_eq!(int_of(&codes, slot, 0), Some(7));
+        assert_eq!(int_of(&codes, slot, INT | MAX_INT as u32), Some(MAX_INT));
+        assert_eq!(int_of(&codes, slot, UNCODED), None);
+        assert_eq!(int_of(&codes, slot, MISSING), None);
+        assert_eq!(codes.value(slot, five), None, "no listed value behind an integer's own number");
     }
 
     #[test]

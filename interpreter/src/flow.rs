@@ -78,6 +78,16 @@ impl Game {
             if work.state.steps > self.rules.max_steps {
                 return Err(PlayError::StepLimit(self.rules.max_steps));
             }
+            // The next step of a phase under way: its frame moves on to the step after where it
+            // lies (as taking it off and putting it back so would: nothing runs in between).
+            if let Some(Frame::Phase { phase, step, begun: true, .. }) = work.state.stack.last_mut() {
+                let (phase, at) = (*phase, *step);
+                if at < self.rules.phases[phase].steps.len() {
+                    *step = at + 1;
+                    self.run_step(work, phase, at)?;
+                    continue;
+                }
+            }
             let frame = work.state.stack.pop().expect("checked non-empty");
             match frame {
                 Frame::Run { func, with_ctx, ctx } => {
@@ -146,7 +156,13 @@ impl Game {
             return Ok(());
         }
         work.state.stack.push(Frame::Phase { phase, step: step + 1, pos, pass, begun: true });
-        let s = &info.steps[step];
+        self.run_step(work, phase, step)
+    }
+
+    /// Runs step `step` of phase `phase` (its frame, on top of the stack, already points to
+    /// the next one): unless its condition says no.
+    fn run_step(&self, work: &mut Work, phase: usize, step: usize) -> Result<(), PlayError> {
+        let s = &self.rules.phases[phase].steps[step];
         if let Some(cond) = &s.condition {
             if !self.truthy(work, cond)? {
                 return Ok(());
@@ -527,7 +543,8 @@ impl Game {
         let mut asked = 0;
         for at in 0..players.len() {
             let p = players[at];
-            let opts = self.options_building(work, decision, p, &ctx, &[], recycle::list())?;
+            let list = recycle::take_list(&mut options, asked);
+            let opts = self.options_building(work, decision, p, &ctx, &[], list)?;
             if opts.is_empty() && d.skip_if_no_options {
                 continue;
             }
@@ -539,12 +556,13 @@ impl Game {
                 )));
             }
             let auto = self.auto_choice(work, decision, p, &opts, &ctx)?;
-            options.push(opts);
+            recycle::put_list(&mut options, asked, opts);
             chosen.push(auto);
             players[asked] = p;
             asked += 1;
         }
         players.truncate(asked);
+        options.truncate(asked);
         if players.is_empty() {
             recycle::keep(players, chosen, options);
             return Ok(());
@@ -806,13 +824,14 @@ impl Game {
     fn contest(&self, work: &mut Work, c: &Contest, pending: &Pending) -> Result<(), PlayError> {
         let r = &self.rules;
         let st = &work.state;
+        let codes = &r.prop_codes;
         let mut entries: SmallVec<[(usize, Option<u32>, i64); 8]> = SmallVec::new();
         for (slot, &p) in pending.players.iter().enumerate() {
             let choice = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
             let (comp, value) = match choice {
-                Choice::Component(i) => (Some(*i), st.components.list[*i as usize].prop(&c.by).and_then(Value::as_int)),
+                Choice::Component(i) => (Some(*i), st.components.list[*i as usize].coded_int(codes, &c.by)),
                 Choice::Add(_) | Choice::Subset(_) => (None, None),
-                Choice::Scripted(s) => (None, s.value.get(&c.by).and_then(|v| v.as_int())),
+                Choice::Scripted(s) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
             };
             let value = value.ok_or_else(|| {
                 PlayError::Rule(format!(
@@ -825,20 +844,24 @@ impl Game {
             })?;
             entries.push((p, comp, value));
         }
-        let seat_pos = |p: usize| st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
-        entries.sort_by_key(|e| seat_pos(e.0));
+        if entries.len() > 1 {
+            let seat_pos = |p: usize| st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
+            entries.sort_by_key(|e| seat_pos(e.0));
+        }
         let best = match c.best {
             Best::Highest => entries.iter().map(|e| e.2).max(),
             Best::Lowest => entries.iter().map(|e| e.2).min(),
         }
         .unwrap_or(0);
-        let tied: SmallVec<[usize; 8]> = entries.iter().filter(|e| e.2 == best).map(|e| e.0).collect();
-        let winners: SmallVec<[usize; 8]> = match c.ties {
-            Ties::Nobody if tied.len() == 1 => tied,
-            Ties::Nobody => SmallVec::new(),
-            Ties::All => tied,
-            Ties::First => tied.into_iter().take(1).collect(),
+        // The winners are the first `won` of the tied seats, in turn order.
+        let tied = || entries.iter().filter(|e| e.2 == best).map(|e| e.0);
+        let won = match (c.ties, tied().count()) {
+            (Ties::Nobody, 1) => 1,
+            (Ties::Nobody, _) => 0,
+            (Ties::All, n) => n,
+            (Ties::First, n) => n.min(1),
         };
+        let winner = tied().next().filter(|_| won > 0);
         if let Some(to) = c.played_to {
             for (_, comp, _) in &entries {
                 if let Some(i) = comp {
@@ -852,12 +875,11 @@ impl Game {
             if work.logging {
                 stake_labels = cards.iter().map(|i| self.component_label(&work.state, *i)).collect();
             }
-            match (winners.first(), c.stake_to) {
-                (Some(&w), Some(to)) => {
+            match (winner, c.stake_to) {
+                (Some(w), Some(to)) => {
                     let mut gain = 0i64;
                     for i in &cards {
-                        gain +=
-                            work.state.components.list[*i as usize].prop(&c.by).and_then(Value::as_int).unwrap_or(0);
+                        gain += work.state.components.list[*i as usize].coded_int(&r.prop_codes, &c.by).unwrap_or(0);
                         work.state.put(r, *i, to, w).map_err(PlayError::Rule)?;
                     }
                     if let Some(t) = c.score {
@@ -875,20 +897,15 @@ impl Game {
             }
         }
         if let Some(v) = c.winner_var {
-            work.state.vars[v][0].set(Value::Int(winners.first().map_or(-1, |w| *w as i64)));
+            work.state.vars[v][0].set(Value::Int(winner.map_or(-1, |w| w as i64)));
         }
         if work.logging {
             let stake = if stake_labels.is_empty() { String::new() } else { format!(" [{}]", stake_labels.join(" ")) };
-            let text = if winners.is_empty() {
+            let text = if won == 0 {
                 format!("tie at {best}: nobody wins{stake}")
             } else {
-                let names: Vec<String> = winners.iter().map(|w| r.seat_name(*w)).collect();
-                format!(
-                    "{} {}{} with {best}",
-                    names.join(" and "),
-                    if winners.len() == 1 { "wins" } else { "win" },
-                    stake
-                )
+                let names: Vec<String> = tied().take(won).map(|w| r.seat_name(w)).collect();
+                format!("{} {}{} with {best}", names.join(" and "), if won == 1 { "wins" } else { "win" }, stake)
             };
             work.events.push(Event::public(EventKind::Message, text));
         }

@@ -292,8 +292,8 @@ pub struct Follow {
 /// A resolved `[decisions.NAME.contest]`.
 #[derive(Clone, Debug)]
 pub struct Contest {
-    /// Property compared.
-    pub by: String,
+    /// Property compared (numbered: see [`crate::codes`]).
+    pub by: crate::codes::PropKey,
     /// Which end wins.
     pub best: crate::def::Best,
     /// Tie rule.

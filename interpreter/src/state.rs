@@ -117,7 +117,8 @@ impl Component {
     }
 
     /// Its value of the property `key` names, found by its number (see [`crate::codes`]):
-    /// looked up by name only when the value has none.
+    /// looked up by name only when the value has none, or is an integer that is its own
+    /// number ([`Component::coded_int`] reads that without a lookup).
     pub fn coded_prop<'a>(
         &'a self,
         codes: &'a crate::codes::PropCodes,
@@ -125,8 +126,18 @@ impl Component {
     ) -> Option<&'a Value> {
         match self.code(key.slot) {
             crate::codes::MISSING => None,
-            crate::codes::UNCODED => self.prop(&key.name),
+            code if code & crate::codes::INT != 0 => self.prop(&key.name),
             code => codes.value(key.slot, code),
+        }
+    }
+
+    /// The integer value of property `key` (`None` if it has none, or not an integer): read
+    /// from its number (see [`crate::codes::int_of`]), looked up by name only for a value
+    /// without one.
+    pub fn coded_int(&self, codes: &crate::codes::PropCodes, key: &crate::codes::PropKey) -> Option<i64> {
+        match self.code(key.slot) {
+            crate::codes::UNCODED => self.prop(&key.name).and_then(Value::as_int),
+            code => crate::codes::int_of(codes, key.slot, code),
         }
     }
 

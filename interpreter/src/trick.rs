@@ -244,8 +244,7 @@ impl Game {
         let card = |c: u32| &st.components.list[c as usize];
         let codes = &self.rules.prop_codes;
         // Every card's rank, read once; a card that competes must have one.
-        let ranks: SmallVec<[Option<i64>; 8]> =
-            plays.iter().map(|(_, c)| card(*c).coded_prop(codes, rank).and_then(Value::as_int)).collect();
+        let ranks: SmallVec<[Option<i64>; 8]> = plays.iter().map(|(_, c)| card(*c).coded_int(codes, rank)).collect();
         let no_rank = |i: usize| {
             PlayError::Rule(format!(
                 "trick `{}` ranks cards by `{rank}`, but `{}` has no integer `{rank}`",
@@ -293,10 +292,9 @@ impl Game {
         match t.then_when {
             ThenWhen::Always => true,
             ThenWhen::Below => match (t.trump_below, &t.rank) {
-                (Some(track), Some(rank)) => c
-                    .coded_prop(&self.rules.prop_codes, rank)
-                    .and_then(Value::as_int)
-                    .is_some_and(|r| r < st.tracks[track][0]),
+                (Some(track), Some(rank)) => {
+                    c.coded_int(&self.rules.prop_codes, rank).is_some_and(|r| r < st.tracks[track][0])
+                }
                 _ => false,
             },
             ThenWhen::Trump => match (t.trump, &t.suit) {

@@ -16,10 +16,9 @@ struct Buffers {
     players: Vec<usize>,
     /// For the answers.
     chosen: Vec<Option<usize>>,
-    /// For the option lists (the outer list).
+    /// For the option lists: the outer list, holding at most [`MAX_LISTS`] inner lists, each
+    /// emptied (taken in turn by [`take_list`]).
     options: Vec<Vec<Choice>>,
-    /// Option lists, each empty.
-    lists: Vec<Vec<Choice>>,
     /// For the cards played to a trick.
     plays: Vec<(usize, u32)>,
 }
@@ -33,14 +32,24 @@ pub(super) fn players() -> Vec<usize> {
     SPARE.with_borrow_mut(|b| std::mem::take(&mut b.players))
 }
 
-/// Empty lists for the answers and the option lists of a decision (kept ones when there are).
+/// An empty list for the answers of a decision, and a list for its option lists that may hold
+/// emptied option lists to fill (see [`take_list`]); kept ones when there are.
 pub(super) fn answers_and_options() -> (Vec<Option<usize>>, Vec<Vec<Choice>>) {
     SPARE.with_borrow_mut(|b| (std::mem::take(&mut b.chosen), std::mem::take(&mut b.options)))
 }
 
-/// An empty option list (a kept one when there is one).
-pub(super) fn list() -> Vec<Choice> {
-    SPARE.with_borrow_mut(|b| b.lists.pop()).unwrap_or_default()
+/// The emptied list at `at` of `options` (from [`answers_and_options`]) to fill, or a new one
+/// past its end. The filled list goes back with [`put_list`].
+pub(super) fn take_list(options: &mut [Vec<Choice>], at: usize) -> Vec<Choice> {
+    options.get_mut(at).map(std::mem::take).unwrap_or_default()
+}
+
+/// Puts the filled option list of the seat at `at` in place.
+pub(super) fn put_list(options: &mut Vec<Vec<Choice>>, at: usize, list: Vec<Choice>) {
+    match options.get_mut(at) {
+        Some(place) => *place = list,
+        None => options.push(list),
+    }
 }
 
 /// An empty list for the cards played to a trick (the last trick's, when there is one).
@@ -61,20 +70,18 @@ pub(crate) fn recycle(pending: Pending) {
 }
 
 /// Keeps a decision's seat, answer and option lists, emptied (for an answered decision, or
-/// one that asked nobody after all).
+/// one that asked nobody after all). The option lists stay in their outer list.
 pub(super) fn keep(mut players: Vec<usize>, mut chosen: Vec<Option<usize>>, mut options: Vec<Vec<Choice>>) {
     players.clear();
     chosen.clear();
+    options.truncate(MAX_LISTS);
+    options.iter_mut().for_each(Vec::clear);
     SPARE.with_borrow_mut(|kept| {
-        for mut list in options.drain(..) {
-            if kept.lists.len() < MAX_LISTS {
-                list.clear();
-                kept.lists.push(list);
-            }
-        }
         keep_larger(&mut kept.players, players);
         keep_larger(&mut kept.chosen, chosen);
-        keep_larger(&mut kept.options, options);
+        if options.len() >= kept.options.len() {
+            kept.options = options;
+        }
     });
 }
 
@@ -104,12 +111,18 @@ mod tests {
         recycle(pending);
         let players = super::players();
         assert!(players.is_empty() && players.capacity() >= 2);
-        let (chosen, options) = answers_and_options();
+        let (chosen, mut options) = answers_and_options();
         assert!(chosen.is_empty() && chosen.capacity() >= 2);
-        assert!(options.is_empty() && options.capacity() >= 2);
-        let lists = [list(), list()];
+        assert_eq!(options.len(), 2, "the two option lists are kept in their outer list");
+        let lists = [take_list(&mut options, 0), take_list(&mut options, 1)];
         assert!(lists.iter().all(|l| l.is_empty() && l.capacity() >= 1));
-        assert_eq!(list().capacity(), 0, "two lists kept, each taken once");
+        assert_eq!(take_list(&mut options, 2).capacity(), 0, "a new list past the kept ones");
+        let [first, second] = lists;
+        put_list(&mut options, 1, second);
+        put_list(&mut options, 0, first);
+        put_list(&mut options, 2, vec![Choice::Component(7)]);
+        assert_eq!(options.len(), 3, "filled in place, then added");
         assert_eq!(super::players().capacity(), 0, "taken once");
+        assert!(answers_and_options().1.is_empty(), "taken once");
     }
 }

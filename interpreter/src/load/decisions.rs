@@ -171,6 +171,10 @@ impl Loader {
         for follow in r.decisions.iter_mut().filter_map(|d| d.follow.as_mut()) {
             r.prop_codes.give_slot(&mut follow.by);
         }
+        // So does a contest, for each card revealed.
+        for contest in r.decisions.iter_mut().filter_map(|d| d.contest.as_mut()) {
+            r.prop_codes.give_slot(&mut contest.by);
+        }
     }
 
     /// Checks a `[decisions.NAME.contest]` table.
@@ -250,6 +254,16 @@ impl Loader {
             );
             return None;
         };
-        Some(Contest { by, best: c.best, ties: c.ties, played_to, stake, stake_to, unclaimed_to, score, winner_var })
+        Some(Contest {
+            by: PropKey::named(&by),
+            best: c.best,
+            ties: c.ties,
+            played_to,
+            stake,
+            stake_to,
+            unclaimed_to,
+            score,
+            winner_var,
+        })
     }
 }
