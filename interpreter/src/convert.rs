@@ -104,7 +104,7 @@ pub(crate) fn convert_dynamic(d: &Dynamic) -> Result<Value, String> {
         for (k, v) in map.iter() {
             out.insert(k.to_string(), convert_dynamic(v)?);
         }
-        return Ok(Value::Map(out));
+        return Ok(Value::Map(Box::new(out)));
     }
     Err(format!("a value of type `{}` cannot be stored in the game state", d.type_name()))
 }
@@ -118,7 +118,7 @@ mod tests {
         let mut m = crate::value::ValueMap::default();
         m.insert("a".to_string(), Value::Int(3));
         m.insert("b".to_string(), Value::List(vec![Value::Bool(true), Value::Str("x".into())]));
-        let v = Value::Map(m);
+        let v = Value::Map(Box::new(m));
         assert_eq!(from_dynamic(&v.to_dynamic()).unwrap(), v);
     }
 

@@ -23,7 +23,7 @@ pub enum Value {
     /// A list of values.
     List(Vec<Value>),
     /// A map from names to values, in insertion order.
-    Map(ValueMap),
+    Map(Box<ValueMap>),
 }
 
 impl Clone for Value {
@@ -124,9 +124,9 @@ impl Value {
             toml::Value::Integer(i) => Value::Int(*i),
             toml::Value::Boolean(b) => Value::Bool(*b),
             toml::Value::Array(a) => Value::List(a.iter().map(Value::from_toml).collect::<Result<_, _>>()?),
-            toml::Value::Table(t) => {
-                Value::Map(t.iter().map(|(k, v)| Ok((k.clone(), Value::from_toml(v)?))).collect::<Result<_, String>>()?)
-            }
+            toml::Value::Table(t) => Value::Map(Box::new(
+                t.iter().map(|(k, v)| Ok((k.clone(), Value::from_toml(v)?))).collect::<Result<_, String>>()?,
+            )),
             toml::Value::Float(f) => return Err(format!("floating-point number {f} is not supported; use an integer")),
             toml::Value::Datetime(d) => return Err(format!("date/time {d} is not supported; use a string")),
         })
@@ -143,7 +143,7 @@ impl Value {
             Value::List(l) => Dynamic::from_array(l.iter().map(Value::to_dynamic).collect()),
             Value::Map(m) => {
                 let mut map = rhai::Map::new();
-                for (k, v) in m {
+                for (k, v) in m.iter() {
                     map.insert(k.as_str().into(), v.to_dynamic());
                 }
                 Dynamic::from_map(map)
@@ -311,7 +311,7 @@ impl PlainScriptValue {
             } else if let Some(a) = d.read_lock::<rhai::Array>() {
                 Value::List(a.iter().map(convert).collect())
             } else if let Some(m) = d.read_lock::<rhai::Map>() {
-                Value::Map(m.iter().map(|(k, v)| (k.to_string(), convert(v))).collect())
+                Value::Map(Box::new(m.iter().map(|(k, v)| (k.to_string(), convert(v))).collect()))
             } else {
                 Value::Unit
             }
@@ -378,7 +378,7 @@ mod tests {
             Value::Str("long enough to have a buffer".into()),
             Value::Str(String::new()),
             Value::List(vec![Value::Int(1), Value::Str("x".into())]),
-            Value::Map(map),
+            Value::Map(Box::new(map)),
         ];
         for target in &values {
             for source in &values {

@@ -1078,7 +1078,8 @@ mod tests {
         use crate::value::{Value, ValueMap};
         let mut inner = ValueMap::default();
         inner.insert("k".into(), Value::List(vec![Value::Int(1), Value::Str("xy".into())]));
-        let value = Value::List(vec![Value::Str("abc".into()), Value::Map(inner), Value::Int(3), Value::Unit]);
+        let value =
+            Value::List(vec![Value::Str("abc".into()), Value::Map(Box::new(inner)), Value::Int(3), Value::Unit]);
         let slot = crate::state::VarSlot::new(value);
         let (copy, sizes) = slot.script_value_sized();
         assert_eq!(sizes, script_sizes(&copy));
