@@ -24,7 +24,7 @@ pub struct Game {
     initial: Vec<crate::per_thread::PerThread<Result<State, String>>>,
     /// Per trick, the fields of its `trick` value the `then` hook reads (see
     /// [`Scripts::fields_read`]; all of them when it may see the whole value).
-    pub(crate) trick_then_reads: Vec<crate::trick::TrickFields>,
+    pub(crate) trick_then_fields: Vec<crate::trick::TrickFields>,
     /// Per decision, whether its `reveal` script reads its `choices` (a script that never
     /// names them gets `()`, not a list of handles made for nothing).
     pub(crate) reveal_reads_choices: Vec<bool>,
@@ -40,13 +40,13 @@ impl Game {
         let reveals: Vec<Option<&crate::rules::FnRef>> = rules.decisions.iter().map(|d| d.reveal.as_ref()).collect();
         let wanted: Vec<_> = hooks.iter().chain(&reveals).flatten().map(|f| (*f, 1, 1)).collect();
         let mut read = scripts.fields_read_each(&wanted).into_iter();
-        let trick_then_reads = hooks
+        let trick_then_fields = hooks
             .iter()
             .map(|f| crate::trick::TrickFields::of(f.and_then(|_| read.next().flatten()).as_ref()))
             .collect();
         let reveal_reads_choices =
             reveals.iter().map(|f| f.is_some() && read.next().flatten().is_none_or(|r| !r.is_empty())).collect();
-        Game { rules, scripts, sources, initial, trick_then_reads, reveal_reads_choices }
+        Game { rules, scripts, sources, initial, trick_then_fields, reveal_reads_choices }
     }
 
     /// A fresh state for `players` seats and a seed: declared components in their zones,

@@ -196,7 +196,7 @@ impl Game {
             let same = !kept.is_unit() && Arc::ptr_eq(&components, &work.state.components);
             drop(components);
             // Only the fields the hook reads are made (all of them when it may see the whole).
-            let wants = self.trick_then_reads.get(trick).copied().unwrap_or(TrickFields::of(None));
+            let wants = self.trick_then_fields.get(trick).copied().unwrap_or(TrickFields::of(None));
             let plays_value = match (wants.has(TrickFields::PLAYS), same) {
                 (false, _) => Dynamic::UNIT,
                 (true, true) => kept,
