@@ -159,8 +159,8 @@ impl Game {
         self.run_step(work, phase, step)
     }
 
-    /// Runs step `step` of phase `phase` (its frame, on top of the stack, already points to
-    /// the next one): unless its condition says no.
+    /// Runs step `step` of phase `phase`, unless its condition says no. The phase's frame, on
+    /// top of the stack, already points to the step after it.
     fn run_step(&self, work: &mut Work, phase: usize, step: usize) -> Result<(), PlayError> {
         let s = &self.rules.phases[phase].steps[step];
         if let Some(cond) = &s.condition {

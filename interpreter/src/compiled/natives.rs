@@ -70,7 +70,7 @@ impl From<Dynamic> for PartValue {
 }
 
 /// An engine function that changes one named part of the state, of one owner or global, to a
-/// value given last (`game.set_var("place", p, "castle")`, `game.add_track("score", p, 3)`),
+/// value given last (`game.set_var("place", p, "market")`, `game.add_track("score", p, 3)`),
 /// as the registered functions of that name do. The value comes as a script value: a function
 /// that takes an integer says it is not one with an error.
 pub type PartWriter =
