@@ -844,10 +844,13 @@ impl Game {
             })?;
             entries.push((p, comp, value));
         }
+        // Read as a slice from here on (each use of the small vector asks where it lies).
+        let entries = &mut entries[..];
         if entries.len() > 1 {
             let seat_pos = |p: usize| st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
             entries.sort_by_key(|e| seat_pos(e.0));
         }
+        let entries = &*entries;
         let best = match c.best {
             Best::Highest => entries.iter().map(|e| e.2).max(),
             Best::Lowest => entries.iter().map(|e| e.2).min(),
@@ -863,7 +866,7 @@ impl Game {
         };
         let winner = tied().next().filter(|_| won > 0);
         if let Some(to) = c.played_to {
-            for (_, comp, _) in &entries {
+            for (_, comp, _) in entries {
                 if let Some(i) = comp {
                     work.state.put(r, *i, to, 0).map_err(PlayError::Rule)?;
                 }

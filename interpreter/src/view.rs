@@ -251,7 +251,15 @@ impl DerivedValues {
 
     /// Moves on to the next state: no value computed in it yet, those of this state and
     /// earlier ones kept for when they still hold. Nothing to do when nothing was computed.
+    #[inline]
     pub fn next_state(&mut self) {
+        if self.slots.get().is_some() {
+            self.keep_computed();
+        }
+    }
+
+    /// [`DerivedValues::next_state`] when values were computed: keeps them as earlier ones.
+    fn keep_computed(&mut self) {
         let Some(slots) = self.slots.take() else { return };
         self.state = OnceLock::new();
         self.earlier.resize_with(slots.len(), Vec::new);

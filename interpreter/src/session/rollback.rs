@@ -105,6 +105,7 @@ impl Rollback {
     }
 
     /// An answer was applied (successfully) after [`Rollback::prepare`].
+    #[inline]
     pub(super) fn record(&mut self, answer: Answer) {
         if self.answers.capacity() == 0 {
             self.answers.reserve_exact(MAX_ANSWERS);
