@@ -844,13 +844,12 @@ impl Game {
             })?;
             entries.push((p, comp, value));
         }
-        // Read as a slice from here on (each use of the small vector asks where it lies).
-        let entries = &mut entries[..];
         if entries.len() > 1 {
             let seat_pos = |p: usize| st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
             entries.sort_by_key(|e| seat_pos(e.0));
         }
-        let entries = &*entries;
+        // Read as a slice from here on (each use of the small vector asks where it lies).
+        let entries: &[(usize, Option<u32>, i64)] = &entries;
         let best = match c.best {
             Best::Highest => entries.iter().map(|e| e.2).max(),
             Best::Lowest => entries.iter().map(|e| e.2).min(),
