@@ -74,19 +74,11 @@ impl Game {
             if work.state.ending || work.state.stack.is_empty() {
                 return self.finish(work);
             }
-            work.state.steps += 1;
-            if work.state.steps > self.rules.max_steps {
-                return Err(PlayError::StepLimit(self.rules.max_steps));
-            }
-            // The next step of a phase under way: its frame moves on to the step after where it
-            // lies (as taking it off and putting it back so would: nothing runs in between).
-            if let Some(Frame::Phase { phase, step, begun: true, .. }) = work.state.stack.last_mut() {
-                let (phase, at) = (*phase, *step);
-                if at < self.rules.phases[phase].steps.len() {
-                    *step = at + 1;
-                    self.run_step(work, phase, at)?;
-                    continue;
-                }
+            self.count_step(&mut work.state)?;
+            // A phase under way moves on where its frame lies, unless a script must first say
+            // whether it goes on (then as any frame: taken off, run, put back).
+            if matches!(work.state.stack.last(), Some(Frame::Phase { .. })) && self.phase_in_place(work)? {
+                continue;
             }
             let frame = work.state.stack.pop().expect("checked non-empty");
             match frame {
@@ -100,63 +92,117 @@ impl Game {
                 }
                 Frame::Commit { decision, players, ctx } => self.open(work, decision, players, true, ctx)?,
                 Frame::Phase { phase, step, pos, pass, begun } => {
-                    self.phase_step(work, phase, step, pos, pass, begun)?
+                    self.phase_while(work, phase, Frame::Phase { phase, step, pos, pass, begun })?
                 }
                 Frame::Trick { trick, leader, asked, plays } => self.trick_step(work, trick, leader, asked, plays)?,
             }
         }
     }
 
-    fn phase_step(
-        &self,
-        work: &mut Work,
-        phase: usize,
-        mut step: usize,
-        mut pos: usize,
-        mut pass: u32,
-        begun: bool,
-    ) -> Result<(), PlayError> {
-        let info = &self.rules.phases[phase];
-        if !begun {
-            let go = match &info.repeat {
-                Repeat::Once => pass == 0,
-                Repeat::Times(n) => u64::from(pass) < *n,
-                Repeat::While(f) => self.truthy(work, f)?,
-                Repeat::WhileCards(z) => work.state.zones[*z].iter().any(|slot| !slot.cards.is_empty()),
-            };
-            if !go {
-                return Ok(());
+    /// Counts one step of the flow against the game's limit.
+    fn count_step(&self, st: &mut State) -> Result<(), PlayError> {
+        st.steps += 1;
+        if st.steps > self.rules.max_steps {
+            return Err(PlayError::StepLimit(self.rules.max_steps));
+        }
+        Ok(())
+    }
+
+    /// One step of the phase whose frame is on top of the stack, changing the frame where it
+    /// lies: its next step, the next seat's turn or pass, or (the phase done) taking it off.
+    /// False, with nothing done, when a `while` script must say whether a new pass begins
+    /// ([`Game::phase_while`] does that).
+    fn phase_in_place(&self, work: &mut Work) -> Result<bool, PlayError> {
+        let st = &mut *work.state;
+        let Some(Frame::Phase { phase, step, pass, begun, .. }) = st.stack.last_mut() else { return Ok(false) };
+        let (phase, info) = (*phase, &self.rules.phases[*phase]);
+        if *begun {
+            let at = *step;
+            if at < info.steps.len() {
+                *step = at + 1;
+                self.run_step(work, phase, at)?;
+            } else {
+                self.end_pass(st);
             }
-            pass += 1;
-            if let Some(c) = info.counter {
-                for o in 0..work.state.tracks[c].len() {
-                    work.state.set_track(&self.rules, c, o, i64::from(pass));
-                }
-            }
-            step = 0;
-            pos = 0;
-            if info.for_each_player {
-                match work.state.turn_order.first() {
-                    Some(p) => work.state.current = *p,
-                    None => {
-                        work.state.stack.push(Frame::Phase { phase, step, pos, pass, begun: false });
-                        return Ok(());
-                    }
-                }
+            return Ok(true);
+        }
+        let go = match &info.repeat {
+            Repeat::Once => *pass == 0,
+            Repeat::Times(n) => u64::from(*pass) < *n,
+            Repeat::WhileCards(z) => st.zones[*z].iter().any(|slot| !slot.cards.is_empty()),
+            Repeat::While(_) => return Ok(false),
+        };
+        if go {
+            self.begin_pass(work)?;
+        } else {
+            st.stack.pop();
+        }
+        Ok(true)
+    }
+
+    /// A phase that repeats while a script says so, its frame `frame` taken off the stack:
+    /// the script runs (the steps it pushes go under the phase), and the phase begins a new
+    /// pass on top of them, or is done.
+    fn phase_while(&self, work: &mut Work, phase: usize, frame: Frame) -> Result<(), PlayError> {
+        let Repeat::While(f) = &self.rules.phases[phase].repeat else {
+            unreachable!("phase_in_place moves every other phase on")
+        };
+        if self.truthy(work, f)? {
+            work.state.stack.push(frame);
+            self.begin_pass(work)?;
+        }
+        Ok(())
+    }
+
+    /// Begins a new pass of the phase whose frame, not under way, is on top of the stack: the
+    /// pass counter, the first seat's turn, and its first step.
+    fn begin_pass(&self, work: &mut Work) -> Result<(), PlayError> {
+        let st = &mut *work.state;
+        let Some(Frame::Phase { phase, step, pos, pass, begun }) = st.stack.last_mut() else {
+            unreachable!("called with a phase on top")
+        };
+        let (phase, info) = (*phase, &self.rules.phases[*phase]);
+        *pass += 1;
+        *step = 0;
+        *pos = 0;
+        let pass = *pass;
+        let first = st.turn_order.first().copied();
+        // Without seats a phase played once per seat does not begin (its frame stays).
+        *begun = !(info.for_each_player && first.is_none());
+        let begun = *begun;
+        if let Some(c) = info.counter {
+            for o in 0..st.tracks[c].len() {
+                st.set_track(&self.rules, c, o, i64::from(pass));
             }
         }
-        if step >= info.steps.len() {
-            if info.for_each_player && pos + 1 < work.state.turn_order.len() {
-                pos += 1;
-                work.state.current = work.state.turn_order[pos];
-                work.state.stack.push(Frame::Phase { phase, step: 0, pos, pass, begun: true });
-            } else {
-                work.state.stack.push(Frame::Phase { phase, step: 0, pos: 0, pass, begun: false });
-            }
+        if !begun {
             return Ok(());
         }
-        work.state.stack.push(Frame::Phase { phase, step: step + 1, pos, pass, begun: true });
-        self.run_step(work, phase, step)
+        if let (true, Some(p)) = (info.for_each_player, first) {
+            st.current = p;
+        }
+        if info.steps.is_empty() {
+            self.end_pass(st);
+            return Ok(());
+        }
+        if let Some(Frame::Phase { step, .. }) = st.stack.last_mut() {
+            *step = 1;
+        }
+        self.run_step(work, phase, 0)
+    }
+
+    /// The pass of the phase on top of the stack has run its last step: the next seat's turn
+    /// (a phase played once per seat), else the phase waits to begin its next pass.
+    fn end_pass(&self, st: &mut State) {
+        let Some(Frame::Phase { phase, step, pos, begun, .. }) = st.stack.last_mut() else { return };
+        *step = 0;
+        if self.rules.phases[*phase].for_each_player && *pos + 1 < st.turn_order.len() {
+            *pos += 1;
+            st.current = st.turn_order[*pos];
+        } else {
+            *pos = 0;
+            *begun = false;
+        }
     }
 
     /// Runs step `step` of phase `phase`, unless its condition says no. The phase's frame, on
@@ -171,6 +217,20 @@ impl Game {
         match &s.kind {
             StepKind::Run(f) => {
                 let _ = self.call(work, f, vec![], &Value::Unit)?;
+            }
+            // Without a script run first, a decision is opened at once: as stacking it and
+            // taking it off at the next step would, which is counted.
+            StepKind::Ask(d, PlayerSel::Current) if s.condition.is_none() => {
+                self.count_step(&mut work.state)?;
+                let mut players = recycle::players();
+                players.push(work.state.current);
+                self.open(work, *d, players, false, Value::Unit)?
+            }
+            StepKind::Commit(d, PlayersSel::All) if s.condition.is_none() => {
+                self.count_step(&mut work.state)?;
+                let mut all = recycle::players();
+                all.extend(0..work.state.players);
+                self.open(work, *d, all, true, Value::Unit)?
             }
             StepKind::Ask(d, sel) => {
                 let player = match sel {
