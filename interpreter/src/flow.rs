@@ -615,7 +615,7 @@ impl Game {
                     self.rules.seat_name(p)
                 )));
             }
-            let auto = self.auto_choice(work, decision, p, &opts, &ctx)?;
+            let auto = if d.auto.is_some() { self.auto_choice(work, decision, p, &opts, &ctx)? } else { None };
             recycle::put_list(&mut options, asked, opts);
             chosen.push(auto);
             players[asked] = p;
@@ -793,8 +793,9 @@ impl Game {
             let made = self.reveal_reads_choices[pending.decision];
             let mut choices = if made { vec![Dynamic::UNIT; work.state.players] } else { Vec::new() };
             let mut shown = Vec::new();
-            for (slot, &p) in pending.players.iter().enumerate() {
-                let c = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
+            let seats = if made || work.logging { pending.players.as_slice() } else { &[] };
+            for (slot, &p) in seats.iter().enumerate() {
+                let c = pending.chosen_option(slot);
                 if made {
                     choices[p] = self.choice_value(&work.state, pending.decision, c);
                 }
@@ -807,7 +808,7 @@ impl Game {
                 let text = format!("{} revealed: {}", d.name, shown.join(", "));
                 if d.secret {
                     for (slot, &p) in pending.players.iter().enumerate() {
-                        let c = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
+                        let c = pending.chosen_option(slot);
                         let label = self.choice_label(&work.state, pending.asked(slot), c)?;
                         work.events.push(Event::private(
                             EventKind::Reveal,
@@ -832,7 +833,7 @@ impl Game {
             }
         } else {
             let p = pending.players[0];
-            let c = &pending.options[0][pending.chosen[0].expect("chosen")];
+            let c = pending.chosen_option(0);
             if work.logging {
                 let label = self.choice_label(&work.state, pending.asked(0), c)?;
                 let who = d.actor.clone().unwrap_or_else(|| self.rules.seat_name(p));
@@ -885,38 +886,50 @@ impl Game {
         let r = &self.rules;
         let st = &work.state;
         let codes = &r.prop_codes;
-        let mut entries: SmallVec<[(usize, Option<u32>, i64); 8]> = SmallVec::new();
-        for (slot, &p) in pending.players.iter().enumerate() {
-            let choice = &pending.options[slot][pending.chosen[slot].expect("all chosen")];
-            let (comp, value) = match choice {
-                Choice::Component(i) => (Some(*i), st.components.list[*i as usize].coded_int(codes, &c.by)),
-                Choice::Add(_) | Choice::Subset(_) => (None, None),
-                Choice::Scripted(s) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
-            };
-            let value = value.ok_or_else(|| {
-                PlayError::Rule(format!(
-                    "the contest compares `{}`, but {}'s choice `{}` has no integer `{}`",
-                    c.by,
-                    r.seat_name(p),
-                    self.choice_id(st, choice),
-                    c.by
-                ))
-            })?;
-            entries.push((p, comp, value));
+        // Each revealed choice: the seat's place in turn order, the seat, its component (if
+        // any) and the value compared. Built in one go (a choice without the value is found
+        // after), then put in turn order (seats out of it last, as they answered).
+        let place = |p: usize| st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
+        let mut missing = None;
+        let mut entries: SmallVec<[(usize, usize, Option<u32>, i64); 8]> = pending
+            .players
+            .iter()
+            .enumerate()
+            .map(|(slot, &p)| {
+                let (comp, value) = match pending.chosen_option(slot) {
+                    Choice::Component(i) => (Some(*i), st.components.list[*i as usize].coded_int(codes, &c.by)),
+                    Choice::Add(_) | Choice::Subset(_) => (None, None),
+                    Choice::Scripted(s) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
+                };
+                if value.is_none() {
+                    missing = missing.or(Some(slot));
+                }
+                (place(p), p, comp, value.unwrap_or(0))
+            })
+            .collect();
+        if let Some(slot) = missing {
+            let (p, choice) = (pending.players[slot], pending.chosen_option(slot));
+            return Err(PlayError::Rule(format!(
+                "the contest compares `{}`, but {}'s choice `{}` has no integer `{}`",
+                c.by,
+                r.seat_name(p),
+                self.choice_id(st, choice),
+                c.by
+            )));
         }
-        if entries.len() > 1 {
-            let seat_pos = |p: usize| st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
-            entries.sort_by_key(|e| seat_pos(e.0));
+        if !entries.is_sorted_by_key(|e| e.0) {
+            entries.sort_by_key(|e| e.0);
         }
-        // Read as a slice from here on (each use of the small vector asks where it lies).
-        let entries: &[(usize, Option<u32>, i64)] = &entries;
+        // Read as a slice from here on (each use of the small vector asks where it lies), as
+        // (seat, component, value).
+        let entries: &[(usize, usize, Option<u32>, i64)] = &entries;
         let best = match c.best {
-            Best::Highest => entries.iter().map(|e| e.2).max(),
-            Best::Lowest => entries.iter().map(|e| e.2).min(),
+            Best::Highest => entries.iter().map(|e| e.3).max(),
+            Best::Lowest => entries.iter().map(|e| e.3).min(),
         }
         .unwrap_or(0);
         // The winners are the first `won` of the tied seats, in turn order.
-        let tied = || entries.iter().filter(|e| e.2 == best).map(|e| e.0);
+        let tied = || entries.iter().filter(|e| e.3 == best).map(|e| e.1);
         let won = match (c.ties, tied().count()) {
             (Ties::Nobody, 1) => 1,
             (Ties::Nobody, _) => 0,
@@ -925,7 +938,7 @@ impl Game {
         };
         let winner = tied().next().filter(|_| won > 0);
         if let Some(to) = c.played_to {
-            for (_, comp, _) in entries {
+            for (_, _, comp, _) in entries {
                 if let Some(i) = comp {
                     work.state.put(r, *i, to, 0).map_err(PlayError::Rule)?;
                 }

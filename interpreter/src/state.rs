@@ -401,6 +401,11 @@ impl Pending {
         }
     }
 
+    /// The option the seat at `slot` chose (once every listed seat has answered).
+    pub fn chosen_option(&self, slot: usize) -> &Choice {
+        &self.options[slot][self.chosen[slot].expect("every listed seat has answered")]
+    }
+
     /// Whom the options of `slot` were listed for (what labelling them needs).
     pub fn asked(&self, slot: usize) -> Asked<'_> {
         Asked { decision: self.decision, player: self.players[slot], ctx: &self.ctx }
