@@ -887,35 +887,27 @@ impl Game {
         let st = &work.state;
         let codes = &r.prop_codes;
         // Each revealed choice: the seat's place in turn order, the seat, its component (if
-        // any) and the value compared. Built in one go (a choice without the value is found
-        // after), then put in turn order (seats out of it last, as they answered).
-        let place = |p: usize| st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
-        let mut missing = None;
-        let mut entries: SmallVec<[(usize, usize, Option<u32>, i64); 8]> = pending
-            .players
-            .iter()
-            .enumerate()
-            .map(|(slot, &p)| {
-                let (comp, value) = match pending.chosen_option(slot) {
-                    Choice::Component(i) => (Some(*i), st.components.list[*i as usize].coded_int(codes, &c.by)),
-                    Choice::Add(_) | Choice::Subset(_) => (None, None),
-                    Choice::Scripted(s) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
-                };
-                if value.is_none() {
-                    missing = missing.or(Some(slot));
-                }
-                (place(p), p, comp, value.unwrap_or(0))
-            })
-            .collect();
-        if let Some(slot) = missing {
-            let (p, choice) = (pending.players[slot], pending.chosen_option(slot));
-            return Err(PlayError::Rule(format!(
-                "the contest compares `{}`, but {}'s choice `{}` has no integer `{}`",
-                c.by,
-                r.seat_name(p),
-                self.choice_id(st, choice),
-                c.by
-            )));
+        // any) and the value compared; then put in turn order (seats out of it last, as they
+        // answered).
+        let mut entries: SmallVec<[(usize, usize, Option<u32>, i64); 8]> = SmallVec::new();
+        for (slot, &p) in pending.players.iter().enumerate() {
+            let choice = pending.chosen_option(slot);
+            let (comp, value) = match choice {
+                Choice::Component(i) => (Some(*i), st.components.list[*i as usize].coded_int(codes, &c.by)),
+                Choice::Add(_) | Choice::Subset(_) => (None, None),
+                Choice::Scripted(s) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
+            };
+            let Some(value) = value else {
+                return Err(PlayError::Rule(format!(
+                    "the contest compares `{}`, but {}'s choice `{}` has no integer `{}`",
+                    c.by,
+                    r.seat_name(p),
+                    self.choice_id(st, choice),
+                    c.by
+                )));
+            };
+            let place = st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
+            entries.push((place, p, comp, value));
         }
         if !entries.is_sorted_by_key(|e| e.0) {
             entries.sort_by_key(|e| e.0);
