@@ -324,7 +324,51 @@ impl Game {
 
     /// The options of a seat, for a `subset` decision with `building` already in its set, put
     /// into `out`, an empty list whose room is used.
+    #[inline]
     pub(crate) fn options_building(
+        &self,
+        work: &mut Work,
+        decision: usize,
+        player: usize,
+        ctx: &Value,
+        building: &[u32],
+        out: Vec<Choice>,
+    ) -> Result<Vec<Choice>, PlayError> {
+        match self.zone_options(&work.state, decision, player, out) {
+            Ok(options) => Ok(options),
+            Err(out) => self.options_worked_out(work, decision, player, ctx, building, out),
+        }
+    }
+
+    /// The options of a decision that offers the components of a zone as they are (no filter
+    /// script, no `follow` rule, not a `subset`): those in the seat's slot of the zone, in a
+    /// fixed order. `Err` gives `out` back, untouched, for any other decision.
+    #[inline]
+    fn zone_options(
+        &self,
+        st: &State,
+        decision: usize,
+        player: usize,
+        mut out: Vec<Choice>,
+    ) -> Result<Vec<Choice>, Vec<Choice>> {
+        let d = &self.rules.decisions[decision];
+        let (OptionSource::Zone { zone, filter: None }, None, None) = (&d.source, &d.follow, &d.subset) else {
+            return Err(out);
+        };
+        let info = &self.rules.zones[*zone];
+        let cards = &st.zones[*zone][if info.per_player { player } else { 0 }].cards;
+        out.extend(cards.iter().map(|c| Choice::Component(*c)));
+        // An unordered zone's components are offered in a fixed order (mostly they lie in it
+        // already: dealt in order, only ever taken from).
+        if !info.ordered && !cards.is_sorted() {
+            out.sort_unstable_by_key(|c| c.component());
+        }
+        Ok(out)
+    }
+
+    /// [`Game::options_building`] for the decisions [`Game::zone_options`] does not list.
+    #[inline(never)]
+    fn options_worked_out(
         &self,
         work: &mut Work,
         decision: usize,
