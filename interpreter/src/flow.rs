@@ -982,16 +982,21 @@ impl Game {
         }
         let mut stake_labels = Vec::new();
         if let Some(stake) = c.stake {
-            let cards: SmallVec<[u32; 8]> = work.state.zones[stake][0].cards.iter().copied().collect();
+            // The stake's components, bottom first: each move takes the bottom one (those
+            // still to move lie under anything a move may add).
+            let count = work.state.zones[stake][0].cards.len();
             if work.logging {
+                let cards = &work.state.zones[stake][0].cards;
                 stake_labels = cards.iter().map(|i| self.component_label(&work.state, *i)).collect();
             }
+            let bottom = |st: &State| st.zones[stake][0].cards[0];
             match (winner, c.stake_to) {
                 (Some(w), Some(to)) => {
                     let mut gain = 0i64;
-                    for i in &cards {
-                        gain += work.state.components.list[*i as usize].coded_int(&r.prop_codes, &c.by).unwrap_or(0);
-                        work.state.put(r, *i, to, w).map_err(PlayError::Rule)?;
+                    for _ in 0..count {
+                        let i = bottom(&work.state);
+                        gain += work.state.components.list[i as usize].coded_int(&r.prop_codes, &c.by).unwrap_or(0);
+                        work.state.put(r, i, to, w).map_err(PlayError::Rule)?;
                     }
                     if let Some(t) = c.score {
                         let v = work.state.tracks[t][w].saturating_add(gain);
@@ -1000,8 +1005,8 @@ impl Game {
                 }
                 _ => {
                     if let Some(to) = c.unclaimed_to {
-                        for i in &cards {
-                            work.state.put(r, *i, to, 0).map_err(PlayError::Rule)?;
+                        for _ in 0..count {
+                            work.state.put(r, bottom(&work.state), to, 0).map_err(PlayError::Rule)?;
                         }
                     }
                 }
