@@ -1,10 +1,11 @@
-//! Random playouts per second: Goofspiel (13 cards, 2 players) through the engine, next to a
-//! hand-written Rust implementation of the same game as the speed of light.
+//! Random playouts per second: Goofspiel (13 cards, 2 players) through the engine (keeping each
+//! game's moves, and as `simulate` plays it, without them), next to a hand-written Rust
+//! implementation of the same game as the speed of light.
 //! Run with `cargo bench --bench playouts`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rulebook::rng::{derive_seed, GameRng};
-use rulebook::sim::play_one;
+use rulebook::sim::{play_one, play_one_outcome};
 use rulebook::{load_game, LoadOptions};
 use std::path::Path;
 
@@ -43,6 +44,14 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             i += 1;
             play_one(&game, 2, i, derive_seed(1, i), &rulebook::bot::BotTable::default()).expect("plays")
+        })
+    });
+    // What `simulate` plays when it writes no transcripts: the same game, its moves not kept.
+    let mut k = 0u64;
+    group.bench_function("rulebook_simulate_playout", |b| {
+        b.iter(|| {
+            k += 1;
+            play_one_outcome(&game, 2, k, derive_seed(1, k), &rulebook::bot::BotTable::default()).expect("plays")
         })
     });
     let mut j = 0u64;

@@ -46,6 +46,10 @@ pub struct Session<'g> {
     state: Box<State>,
     log: Vec<Event>,
     history: Vec<Move>,
+    /// Whether answers are kept in `history` (see [`Session::forget_moves`]).
+    keeping_moves: bool,
+    /// Answers applied since the start (the history's length, when it keeps them).
+    answers: u64,
     logging: bool,
     seed: u64,
     /// The derived vars of the current state, computed as read; every `&mut self` method
@@ -80,6 +84,7 @@ pub struct Snapshot {
     state: std::sync::Arc<State>,
     log: usize,
     history: usize,
+    answers: u64,
     knowledge: Option<Box<Knowledge>>,
 }
 
@@ -175,8 +180,11 @@ impl<'g> Session<'g> {
             game,
             state,
             log: work.events,
-            // Room for a short game's moves from the start, instead of growing four times.
-            history: Vec::with_capacity(32),
+            // Made with room for a short game's moves at the first answer (see
+            // `Session::answered`), unless the session stops keeping them before.
+            history: Vec::new(),
+            keeping_moves: true,
+            answers: 0,
             logging,
             seed,
             derived: DerivedValues::default(),
@@ -194,6 +202,8 @@ impl<'g> Session<'g> {
             state: Box::new(state),
             log: Vec::new(),
             history: Vec::new(),
+            keeping_moves: true,
+            answers: 0,
             logging: false,
             seed,
             derived: DerivedValues::default(),
@@ -238,6 +248,19 @@ impl<'g> Session<'g> {
     /// Decisions applied so far.
     pub fn history(&self) -> &[Move] {
         &self.history
+    }
+
+    /// Answers applied since the start: the history's length, unless the session stopped
+    /// keeping its moves ([`Session::forget_moves`]).
+    pub fn answers(&self) -> u64 {
+        self.answers
+    }
+
+    /// Stops keeping the moves from now on: [`Session::history`] keeps those made so far and
+    /// grows no more. A simulation that reads only how a game ends saves recording each
+    /// answer (the option's id is shared, which costs on every answer).
+    pub fn forget_moves(&mut self) {
+        self.keeping_moves = false;
     }
 
     /// The decisions taken, handed over (the session is done with).
@@ -340,6 +363,7 @@ impl<'g> Session<'g> {
             state: std::sync::Arc::new((*self.state).clone()),
             log: self.log.len(),
             history: self.history.len(),
+            answers: self.answers,
             knowledge: self.knowledge.clone(),
         }
     }
@@ -349,11 +373,10 @@ impl<'g> Session<'g> {
     /// forgotten). Fails, changing nothing, for a snapshot taken later than this point (its
     /// history is longer): a session only goes back.
     pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), PlayError> {
-        if snapshot.history > self.history.len() || snapshot.log > self.log.len() {
+        if snapshot.answers > self.answers || snapshot.history > self.history.len() || snapshot.log > self.log.len() {
             return Err(PlayError::Illegal(format!(
                 "cannot restore a snapshot taken after {} decisions into a session at {}: restore only goes back",
-                snapshot.history,
-                self.history.len()
+                snapshot.answers, self.answers
             )));
         }
         self.changed();
@@ -362,6 +385,7 @@ impl<'g> Session<'g> {
         self.knowledge.clone_from(&snapshot.knowledge);
         self.log.truncate(snapshot.log);
         self.history.truncate(snapshot.history);
+        self.answers = snapshot.answers;
         Ok(())
     }
 
@@ -376,6 +400,7 @@ impl<'g> Session<'g> {
         self.knowledge.clone_from(&original.knowledge);
         self.history.extend_from_slice(&original.history[self.history.len()..]);
         self.log.extend_from_slice(&original.log[self.log.len()..]);
+        self.answers = original.answers;
     }
 
     /// Forgets what was computed from the state (derived vars) and the rollback's checkpoint:
@@ -431,13 +456,14 @@ impl<'g> Session<'g> {
         if ids.len() < 2 && !text.contains('+') {
             return Err(None);
         }
-        let saved = (self.state.clone(), self.history.len(), self.log.len());
+        let saved = (self.state.clone(), self.history.len(), self.log.len(), self.answers);
         let result = self.add_all(player, &ids);
         if result.is_err() {
             self.changed();
             self.state = saved.0;
             self.history.truncate(saved.1);
             self.log.truncate(saved.2);
+            self.answers = saved.3;
         }
         result.map_err(Some)
     }
@@ -525,7 +551,7 @@ impl<'g> Session<'g> {
         self.derived.next_state();
         let game = self.game;
         let r = &game.rules;
-        if self.history.len() as u64 >= r.max_decisions {
+        if self.answers >= r.max_decisions {
             return Err(PlayError::DecisionLimit(r.max_decisions));
         }
         let Some(pending) = self.state.pending.as_ref() else {
@@ -537,7 +563,13 @@ impl<'g> Session<'g> {
         if pending.chosen[slot].is_some() || index >= pending.options[slot].len() {
             return Err(PlayError::Illegal(format!("option {index} is not legal for {}", r.seat_name(player))));
         }
-        let answer = Answer { player, index, logging: self.logging, tracking: self.knowledge.is_some() };
+        let answer = Answer {
+            player,
+            index,
+            logging: self.logging,
+            tracking: self.knowledge.is_some(),
+            keeping_moves: self.keeping_moves,
+        };
         // The answer changes the state in place; the rollback can make the state before it.
         self.rollback.prepare(&self.state);
         let stand_in = self.stand_in.0.take().unwrap_or_else(|| Box::new(State::empty()));
@@ -568,7 +600,14 @@ impl<'g> Session<'g> {
         if !answered.events.is_empty() {
             self.log.extend(answered.events);
         }
-        self.history.push(Move { player, option: answered.id, label: answered.label });
+        self.answers += 1;
+        if let Some(option) = answered.id {
+            // Room for a short game's moves at once, instead of growing four times.
+            if self.history.capacity() == 0 {
+                self.history.reserve_exact(32);
+            }
+            self.history.push(Move { player, option, label: answered.label });
+        }
         Ok(())
     }
 

@@ -255,13 +255,39 @@ pub struct Summary {
     pub tracks: indexmap::IndexMap<String, Stats>,
 }
 
-/// Plays one game with bots; returns its record or the failure that stopped it.
+/// Plays one game with bots; returns its record (with its moves) or the failure that stopped
+/// it.
 pub fn play_one(
     game: &Game,
     players: usize,
     index: u64,
     seed: u64,
     table: &BotTable,
+) -> Result<GameRecord, Box<SimFailure>> {
+    play(game, players, index, seed, table, true)
+}
+
+/// [`play_one`] without keeping the moves (the record's `moves` is empty): what a simulation
+/// that reads only how games end plays. A failure is played again keeping them (the engine is
+/// deterministic: it fails alike), so that it reports the moves that led to it.
+pub fn play_one_outcome(
+    game: &Game,
+    players: usize,
+    index: u64,
+    seed: u64,
+    table: &BotTable,
+) -> Result<GameRecord, Box<SimFailure>> {
+    play(game, players, index, seed, table, false).or_else(|_| play_one(game, players, index, seed, table))
+}
+
+/// [`play_one`], keeping the moves or not.
+fn play(
+    game: &Game,
+    players: usize,
+    index: u64,
+    seed: u64,
+    table: &BotTable,
+    keeping_moves: bool,
 ) -> Result<GameRecord, Box<SimFailure>> {
     let fail = |moves: Vec<Move>, error| Box::new(SimFailure { index, seed, moves, error });
     let started = if table.searches() {
@@ -270,6 +296,9 @@ pub fn play_one(
         game.start_quiet(players, seed)
     };
     let mut session = started.map_err(|e| fail(Vec::new(), e))?;
+    if !keeping_moves {
+        session.forget_moves();
+    }
     // The score after each decision, one row of seats after the other.
     let mut trace: Vec<i64> = Vec::with_capacity(players * 32);
     let mut bots = (0..players)
@@ -316,7 +345,7 @@ pub fn play_one(
         seed,
         winners: outcome.winners,
         scores: outcome.scores,
-        decisions: session.history().len() as u64,
+        decisions: session.answers(),
         tracks,
         moves: session.into_history(),
         shape,
@@ -327,10 +356,8 @@ pub fn play_one(
 /// whatever the number of jobs.
 pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result<Vec<GameRecord>, Box<SimFailure>> {
     let one = |i: u64| {
-        let mut r = play_one(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bots);
-        if let (Ok(record), false) = (&mut r, cfg.keep_moves) {
-            record.moves = Vec::new();
-        }
+        let play = if cfg.keep_moves { play_one } else { play_one_outcome };
+        let r = play(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bots);
         progress();
         r
     };

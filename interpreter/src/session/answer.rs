@@ -20,12 +20,14 @@ pub(super) struct Answer {
     pub logging: bool,
     /// Whether the session followed what each seat knows (the state records a trace).
     pub tracking: bool,
+    /// Whether the session keeps its moves (the answer gives its option's id).
+    pub keeping_moves: bool,
 }
 
 /// What an answer produced besides the new state.
 pub(super) struct Answered {
-    /// The option's id (for the history).
-    pub id: std::sync::Arc<str>,
+    /// The option's id, when the session keeps its moves (for the history).
+    pub id: Option<std::sync::Arc<str>>,
     /// The option's label, when logging.
     pub label: Option<String>,
     /// Log events.
@@ -46,7 +48,7 @@ pub(super) fn apply(
     answer: Answer,
     fresh: &mut Fresh,
 ) -> (Box<State>, Result<Answered, PlayError>) {
-    let Answer { player, index, logging, tracking } = answer;
+    let Answer { player, index, logging, tracking, keeping_moves } = answer;
     let r = &game.rules;
     let Some(pending) = state.pending.as_ref() else {
         return (state, Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player)))));
@@ -58,7 +60,7 @@ pub(super) fn apply(
     if let Choice::Add(card) = *choice {
         return add_to_set(game, state, answer, slot, card, fresh);
     }
-    let id = game.choice_shared_id(&state, choice);
+    let id = keeping_moves.then(|| game.choice_shared_id(&state, choice));
     let label = match logging.then(|| game.choice_label(&state, pending.asked(slot), choice)).transpose() {
         Ok(label) => label,
         Err(e) => return (state, Err(e)),
@@ -120,7 +122,7 @@ fn add_to_set(
     card: u32,
     fresh: &mut Fresh,
 ) -> (Box<State>, Result<Answered, PlayError>) {
-    let Answer { player, logging, .. } = answer;
+    let Answer { player, logging, keeping_moves, .. } = answer;
     let pending = state.pending.as_ref().expect("checked");
     let (decision, ctx) = (pending.decision, pending.ctx.clone());
     let mut building = pending.building.get(slot).cloned().unwrap_or_default();
@@ -148,7 +150,7 @@ fn add_to_set(
     }
     let component = &state.components.list[card as usize];
     let answered = Answered {
-        id: component.shared_id().clone(),
+        id: keeping_moves.then(|| component.shared_id().clone()),
         label: logging.then(|| component.label().to_string()),
         events: Vec::new(),
         moves: None,
