@@ -930,13 +930,11 @@ impl Game {
         let r = &self.rules;
         let st = &work.state;
         let codes = &r.prop_codes;
-        // Each revealed choice: the seat's place in turn order, the seat, its component (if
-        // any) and the value compared; then put in turn order (seats out of it last, as they
-        // answered).
-        let mut entries: SmallVec<[(usize, usize, Option<u32>, i64); 8]> = SmallVec::new();
+        // Each revealed choice, then put in turn order (seats out of it last, as they answered).
+        let mut entries: SmallVec<[Entry; 8]> = SmallVec::new();
         for (slot, &p) in pending.players.iter().enumerate() {
             let choice = pending.chosen_option(slot);
-            let (comp, value) = match choice {
+            let (component, value) = match choice {
                 Choice::Component(i) => (Some(*i), st.components.list[*i as usize].coded_int(codes, &c.by)),
                 Choice::Add(_) | Choice::Subset(_) => (None, None),
                 Choice::Scripted(s) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
@@ -951,21 +949,20 @@ impl Game {
                 )));
             };
             let place = st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
-            entries.push((place, p, comp, value));
+            entries.push(Entry { place, seat: p, component, value });
         }
-        if !entries.is_sorted_by_key(|e| e.0) {
-            entries.sort_by_key(|e| e.0);
+        if !entries.is_sorted_by_key(|e| e.place) {
+            entries.sort_by_key(|e| e.place);
         }
-        // Read as a slice from here on (each use of the small vector asks where it lies), as
-        // (seat, component, value).
-        let entries: &[(usize, usize, Option<u32>, i64)] = &entries;
+        // Read as a slice from here on (each use of the small vector asks where it lies).
+        let entries: &[Entry] = &entries;
         let best = match c.best {
-            Best::Highest => entries.iter().map(|e| e.3).max(),
-            Best::Lowest => entries.iter().map(|e| e.3).min(),
+            Best::Highest => entries.iter().map(|e| e.value).max(),
+            Best::Lowest => entries.iter().map(|e| e.value).min(),
         }
         .unwrap_or(0);
         // The winners are the first `won` of the tied seats, in turn order.
-        let tied = || entries.iter().filter(|e| e.3 == best).map(|e| e.1);
+        let tied = || entries.iter().filter(|e| e.value == best).map(|e| e.seat);
         let won = match (c.ties, tied().count()) {
             (Ties::Nobody, 1) => 1,
             (Ties::Nobody, _) => 0,
@@ -974,8 +971,8 @@ impl Game {
         };
         let winner = tied().next().filter(|_| won > 0);
         if let Some(to) = c.played_to {
-            for (_, _, comp, _) in entries {
-                if let Some(i) = comp {
+            for Entry { component, .. } in entries {
+                if let Some(i) = component {
                     work.state.put(r, *i, to, 0).map_err(PlayError::Rule)?;
                 }
             }
@@ -1076,4 +1073,16 @@ impl Game {
         work.state.stack.clear();
         Ok(())
     }
+}
+
+/// A revealed choice in a contest.
+struct Entry {
+    /// The seat's place in turn order (`usize::MAX` for a seat out of it).
+    place: usize,
+    /// The seat.
+    seat: usize,
+    /// The component revealed, if the choice is one.
+    component: Option<u32>,
+    /// The value compared.
+    value: i64,
 }
