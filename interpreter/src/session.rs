@@ -245,7 +245,8 @@ impl<'g> Session<'g> {
         &self.state
     }
 
-    /// Decisions applied so far.
+    /// Decisions applied so far (all of them, unless the session stopped keeping its moves:
+    /// see [`Session::forget_moves`]).
     pub fn history(&self) -> &[Move] {
         &self.history
     }
