@@ -91,9 +91,7 @@ impl Game {
                     self.open(work, decision, players, false, ctx)?
                 }
                 Frame::Commit { decision, players, ctx } => self.open(work, decision, players, true, ctx)?,
-                Frame::Phase { phase, step, pos, pass, begun } => {
-                    self.phase_while(work, phase, Frame::Phase { phase, step, pos, pass, begun })?
-                }
+                frame @ Frame::Phase { phase, .. } => self.phase_while(work, phase, frame)?,
                 Frame::Trick { trick, leader, asked, plays } => self.trick_step(work, trick, leader, asked, plays)?,
             }
         }
