@@ -180,8 +180,8 @@ impl<'g> Session<'g> {
             game,
             state,
             log: work.events,
-            // Made with room for a short game's moves at the first answer (see
-            // `Session::answered`), unless the session stops keeping them before.
+            // Made with room for a short game's moves at the first answer it keeps (see
+            // `Session::apply_index`), unless the session stops keeping them before.
             history: Vec::new(),
             keeping_moves: true,
             answers: 0,
