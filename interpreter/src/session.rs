@@ -15,7 +15,7 @@ use serde::Serialize;
 mod answer;
 mod rollback;
 
-use answer::Answer;
+use answer::{Answer, Answered};
 use rollback::Rollback;
 
 /// A legal option of a pending decision, as shown to the player who must choose.
@@ -573,27 +573,26 @@ impl<'g> Session<'g> {
         };
         // The answer changes the state in place; the rollback can make the state before it.
         self.rollback.prepare(&self.state);
-        let stand_in = self.stand_in.0.take().unwrap_or_else(|| Box::new(State::empty()));
-        let live = std::mem::replace(&mut self.state, stand_in);
         let rollback = &self.rollback;
-        let (after, result) =
-            answer::apply(game, live, answer, &mut || rollback.state_before(game, Box::new(State::empty())));
-        let answered = match result {
-            Ok(answered) => answered,
-            Err(e) => {
-                match self.rollback.state_before(game, Box::new(State::empty())) {
-                    Ok(before) => self.stand_in.0 = Some(std::mem::replace(&mut self.state, before)),
-                    // Never expected (the engine is deterministic): the half-changed state is
-                    // kept, a state of this game all the same, and the error says what happened.
-                    Err(lost) => {
-                        self.stand_in.0 = Some(std::mem::replace(&mut self.state, after));
-                        return Err(lost);
-                    }
-                }
-                return Err(e);
+        let mut answered = Answered::default();
+        let result = answer::apply(
+            game,
+            &mut self.state,
+            &mut self.stand_in.0,
+            answer,
+            &mut || rollback.state_before(game, Box::new(State::empty())),
+            &mut answered,
+        );
+        if let Err(e) = result {
+            let into = self.stand_in.0.take().unwrap_or_else(|| Box::new(State::empty()));
+            match self.rollback.state_before(game, into) {
+                Ok(before) => self.stand_in.0 = Some(std::mem::replace(&mut self.state, before)),
+                // Never expected (the engine is deterministic): the half-changed state is
+                // kept, a state of this game all the same, and the error says what happened.
+                Err(lost) => return Err(lost),
             }
-        };
-        self.stand_in.0 = Some(std::mem::replace(&mut self.state, after));
+            return Err(e);
+        }
         self.rollback.record(answer);
         if let (Some(k), Some(moves)) = (self.knowledge.as_mut(), answered.moves) {
             k.absorb(r, &self.state, &moves);

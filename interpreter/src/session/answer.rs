@@ -24,7 +24,9 @@ pub(super) struct Answer {
     pub keeping_moves: bool,
 }
 
-/// What an answer produced besides the new state.
+/// What an answer produced besides the new state, filled in by [`apply`] (an out-parameter:
+/// moving it back through the calls cost more than the fields it mostly leaves empty).
+#[derive(Default)]
 pub(super) struct Answered {
     /// The option's id, when the session keeps its moves (for the history).
     pub id: Option<std::sync::Arc<str>>,
@@ -40,36 +42,36 @@ pub(super) struct Answered {
 /// ([`crate::script::transaction`]).
 pub(super) type Fresh<'a> = dyn FnMut() -> Result<Box<State>, PlayError> + 'a;
 
-/// Applies `answer`, which the caller checked is legal, to `state` in place and gives the state
-/// back. On error the state given back is half-changed: the caller puts back the one before.
+/// Applies `answer`, which the caller checked is legal, to `state` in place, and fills in
+/// `answered`. `stand_in` holds the state's place while the flow works on it (a kept empty
+/// state, or one made when there is none). On error `state` is half-changed: the caller puts
+/// back the one before.
 pub(super) fn apply(
     game: &Game,
-    mut state: Box<State>,
+    state: &mut Box<State>,
+    stand_in: &mut Option<Box<State>>,
     answer: Answer,
     fresh: &mut Fresh,
-) -> (Box<State>, Result<Answered, PlayError>) {
+    answered: &mut Answered,
+) -> Result<(), PlayError> {
     let Answer { player, index, logging, tracking, keeping_moves } = answer;
     let r = &game.rules;
     let Some(pending) = state.pending.as_ref() else {
-        return (state, Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player)))));
+        return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
     };
     let Some(slot) = pending.players.iter().position(|x| *x == player) else {
-        return (state, Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player)))));
+        return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
     };
     let choice = &pending.options[slot][index];
     if let Choice::Add(card) = *choice {
-        return add_to_set(game, state, answer, slot, card, fresh);
+        return add_to_set(game, state, stand_in, answer, slot, card, fresh, answered);
     }
-    let id = keeping_moves.then(|| game.choice_shared_id(&state, choice));
-    let label = match logging.then(|| game.choice_label(&state, pending.asked(slot), choice)).transpose() {
-        Ok(label) => label,
-        Err(e) => return (state, Err(e)),
-    };
-    let mut events = Vec::new();
-    if let (true, Some(label)) = (pending.commit, &label) {
+    answered.id = keeping_moves.then(|| game.choice_shared_id(state, choice));
+    answered.label = logging.then(|| game.choice_label(state, pending.asked(slot), choice)).transpose()?;
+    if let (true, Some(label)) = (pending.commit, &answered.label) {
         let who = r.seat_name(player);
         let name = &r.decisions[pending.decision].name;
-        events.push(Event::private(
+        answered.events.push(Event::private(
             EventKind::Commit,
             vec![player],
             format!("{who} committed {label} ({name})"),
@@ -81,67 +83,69 @@ pub(super) fn apply(
         // Recording one hidden commit cannot fail and runs no script.
         state.pending.as_mut().expect("checked").chosen[slot] = Some(index);
         state.seat_answered(player);
-        return (state, Ok(Answered { id, label, events, moves: None }));
+        return Ok(());
     }
     // The pending decision is moved out of the state while it is resolved.
     let mut pending = state.pending.take().expect("checked");
     pending.chosen[slot] = Some(index);
-    let mut first = Some(state);
-    let (mut work, result) = crate::script::transaction(|| {
-        let mut work = match first.take().map_or_else(&mut *fresh, Ok) {
-            Ok(mut state) => {
-                state.pending = None;
-                Work::new(state, logging)
-            }
-            Err(e) => return (Work::new(Box::new(State::empty()), logging), Err(e)),
-        };
+    let place = stand_in.take().unwrap_or_else(|| Box::new(State::empty()));
+    let mut work = Work::new(std::mem::replace(state, place), logging);
+    let mut first = true;
+    let result = crate::script::transaction(|| {
+        if !std::mem::take(&mut first) {
+            // Running again: on the state before the answer.
+            work = Work::new(fresh()?, logging);
+        }
+        work.state.pending = None;
         if tracking {
             work.state.trace = Some(Vec::new());
         }
-        if !events.is_empty() {
-            work.events = events.clone();
+        if !answered.events.is_empty() {
+            work.events = answered.events.clone();
         }
         work.state.steps = 0;
         work.state.seat_answered(player);
-        let result = game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work));
-        (work, result)
+        game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work))
     });
     crate::flow::recycle::recycle(pending);
-    let moves = work.state.trace.take();
-    let result = result.map(|()| Answered { id, label, events: std::mem::take(&mut work.events), moves });
-    (work.state, result)
+    *stand_in = Some(std::mem::replace(state, work.state));
+    result?;
+    answered.moves = state.trace.take();
+    answered.events = work.events;
+    Ok(())
 }
 
 /// One step of a `subset` decision: the component joins the seat's set and its options are
 /// worked out anew. Nothing is logged (the finished set is).
+#[allow(clippy::too_many_arguments)] // apply's arguments, and the component added
 fn add_to_set(
     game: &Game,
-    state: Box<State>,
+    state: &mut Box<State>,
+    stand_in: &mut Option<Box<State>>,
     answer: Answer,
     slot: usize,
     card: u32,
     fresh: &mut Fresh,
-) -> (Box<State>, Result<Answered, PlayError>) {
+    answered: &mut Answered,
+) -> Result<(), PlayError> {
     let Answer { player, logging, keeping_moves, .. } = answer;
     let pending = state.pending.as_ref().expect("checked");
     let (decision, ctx) = (pending.decision, pending.ctx.clone());
     let mut building = pending.building.get(slot).cloned().unwrap_or_default();
     building.push(card);
-    let mut first = Some(state);
-    let (mut work, options) = crate::script::transaction(|| {
-        let mut work = match first.take().map_or_else(&mut *fresh, Ok) {
-            Ok(state) => Work::new(state, logging),
-            Err(e) => return (Work::new(Box::new(State::empty()), logging), Err(e)),
-        };
+    let place = stand_in.take().unwrap_or_else(|| Box::new(State::empty()));
+    let mut work = Work::new(std::mem::replace(state, place), logging);
+    let mut first = true;
+    let options = crate::script::transaction(|| {
+        if !std::mem::take(&mut first) {
+            // Running again: on the state before the answer.
+            work = Work::new(fresh()?, logging);
+        }
         work.state.steps = 0;
-        let options = game.options_building(&mut work, decision, player, &ctx, &building, Vec::new());
-        (work, options)
+        game.options_building(&mut work, decision, player, &ctx, &building, Vec::new())
     });
-    let options = match options {
-        Ok(options) => options,
-        Err(e) => return (work.state, Err(e)),
-    };
-    let state = &mut work.state;
+    *stand_in = Some(std::mem::replace(state, work.state));
+    let options = options?;
     state.seat_answered(player);
     let p = state.pending.as_mut().expect("still pending");
     p.options[slot] = options;
@@ -149,11 +153,7 @@ fn add_to_set(
         *b = building;
     }
     let component = &state.components.list[card as usize];
-    let answered = Answered {
-        id: keeping_moves.then(|| component.shared_id().clone()),
-        label: logging.then(|| component.label().to_string()),
-        events: Vec::new(),
-        moves: None,
-    };
-    (work.state, Ok(answered))
+    answered.id = keeping_moves.then(|| component.shared_id().clone());
+    answered.label = logging.then(|| component.label().to_string());
+    Ok(())
 }

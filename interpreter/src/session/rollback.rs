@@ -135,10 +135,11 @@ impl Rollback {
             (Base::Checkpoint, Some(checkpoint), None) => Box::new(checkpoint.clone()),
             _ => return Err(lost("no point to start from")),
         };
+        let mut stand_in = None;
         for (i, a) in self.answers[..count].iter().enumerate() {
-            let (after, result) = answer::apply(game, state, *a, &mut || self.replayed(game, i, None));
-            result.map_err(|e| lost(&format!("answer {} of {count} failed when applied again: {e}", i + 1)))?;
-            state = after;
+            let fresh = &mut || self.replayed(game, i, None);
+            answer::apply(game, &mut state, &mut stand_in, *a, fresh, &mut answer::Answered::default())
+                .map_err(|e| lost(&format!("answer {} of {count} failed when applied again: {e}", i + 1)))?;
         }
         Ok(state)
     }
