@@ -670,7 +670,7 @@ impl Game {
             return Ok(());
         }
         let building = if d.subset.is_some() { vec![Vec::new(); players.len()] } else { Vec::new() };
-        let pending = Pending { decision, commit, players, options, chosen, ctx, building };
+        let pending = recycle::pending(decision, commit, (players, options, chosen), ctx, building);
         if pending.chosen.iter().all(Option::is_some) {
             self.resolve(work, &pending)?;
             recycle::recycle(pending);

@@ -718,8 +718,9 @@ pub struct State {
     pub turn_order: Vec<usize>,
     /// Flow stack, top last.
     pub stack: Vec<Frame>,
-    /// The decision being waited for.
-    pub pending: Option<Pending>,
+    /// The decision being waited for (boxed: it moves out of the state while it is resolved,
+    /// and the flow keeps an answered one's box, with its emptied lists, for the next).
+    pub pending: Option<Box<Pending>>,
     /// The random generator.
     pub rng: GameRng,
     /// Set when the game is over.
@@ -1374,7 +1375,7 @@ mod tests {
         source.players = 3;
         source.current = 2;
         source.tracks = vec![vec![1, 2, 3]];
-        source.pending = Some(Pending {
+        source.pending = Some(Box::new(Pending {
             decision: 0,
             commit: false,
             players: vec![2],
@@ -1382,7 +1383,7 @@ mod tests {
             chosen: vec![None],
             ctx: Value::Unit,
             building: Vec::new(),
-        });
+        }));
         let mut copy = State::empty();
         copy.copy_for_script(&source);
         assert!(copy.pending.is_none());

@@ -1,9 +1,10 @@
 //! The vectors of an answered decision, kept per thread for the next decision the flow opens:
 //! a decision's seats, answers and option lists are built anew at every decision, and most
-//! games ask one decision after another. They are kept where they lie (a `RefCell` per
-//! thread), so keeping and taking one moves no more than the vector itself.
+//! games ask one decision after another. They are kept in the answered decision's box (a
+//! `RefCell` per thread), so keeping and taking one moves no more than a pointer or a vector.
 
 use crate::state::{Choice, Pending};
+use crate::value::Value;
 use std::cell::RefCell;
 
 /// Option lists kept at most (one per seat of the largest decision that is usual).
@@ -12,13 +13,10 @@ const MAX_LISTS: usize = 8;
 /// Emptied vectors of answered decisions.
 #[derive(Default)]
 struct Buffers {
-    /// For the seats asked.
-    players: Vec<usize>,
-    /// For the answers.
-    chosen: Vec<Option<usize>>,
-    /// For the option lists: the outer list, holding at most [`MAX_LISTS`] inner lists, each
-    /// emptied (taken in turn by [`take_list`]).
-    options: Vec<Vec<Choice>>,
+    /// An answered decision's box, its lists emptied (those taken for the next decision are
+    /// left empty without room). The option lists stay in their outer list, holding at most
+    /// [`MAX_LISTS`] inner lists, each emptied (taken in turn by [`take_list`]).
+    pending: Option<Box<Pending>>,
     /// For the cards played to a trick.
     plays: Vec<(usize, u32)>,
 }
@@ -27,15 +25,33 @@ thread_local! {
     static SPARE: RefCell<Buffers> = RefCell::new(Buffers::default());
 }
 
+/// A pending decision asking nobody yet, with empty lists.
+fn empty() -> Box<Pending> {
+    Box::new(Pending {
+        decision: 0,
+        commit: false,
+        players: Vec::new(),
+        options: Vec::new(),
+        chosen: Vec::new(),
+        ctx: Value::Unit,
+        building: Vec::new(),
+    })
+}
+
+/// Runs `f` on the kept box, when there is one.
+fn with_kept<T: Default>(f: impl FnOnce(&mut Pending) -> T) -> T {
+    SPARE.with_borrow_mut(|b| b.pending.as_deref_mut().map(f).unwrap_or_default())
+}
+
 /// An empty list for the seats of a decision (a kept one when there is one).
 pub(super) fn players() -> Vec<usize> {
-    SPARE.with_borrow_mut(|b| std::mem::take(&mut b.players))
+    with_kept(|p| std::mem::take(&mut p.players))
 }
 
 /// An empty list for the answers of a decision, and a list for its option lists that may hold
 /// emptied option lists to fill (see [`take_list`]); kept ones when there are.
 pub(super) fn answers_and_options() -> (Vec<Option<usize>>, Vec<Vec<Choice>>) {
-    SPARE.with_borrow_mut(|b| (std::mem::take(&mut b.chosen), std::mem::take(&mut b.options)))
+    with_kept(|p| (std::mem::take(&mut p.chosen), std::mem::take(&mut p.options)))
 }
 
 /// The emptied list at `at` of `options` (from [`answers_and_options`]) to fill, or a new one
@@ -52,6 +68,25 @@ pub(super) fn put_list(options: &mut Vec<Vec<Choice>>, at: usize, list: Vec<Choi
     }
 }
 
+/// A box for a pending decision (the kept one when there is one), its fields set to these.
+pub(super) fn pending(
+    decision: usize,
+    commit: bool,
+    (players, options, chosen): (Vec<usize>, Vec<Vec<Choice>>, Vec<Option<usize>>),
+    ctx: Value,
+    building: Vec<Vec<u32>>,
+) -> Box<Pending> {
+    let mut p = SPARE.with_borrow_mut(|b| b.pending.take()).unwrap_or_else(empty);
+    p.decision = decision;
+    p.commit = commit;
+    p.players = players;
+    p.options = options;
+    p.chosen = chosen;
+    p.ctx = ctx;
+    p.building = building;
+    p
+}
+
 /// An empty list for the cards played to a trick (the last trick's, when there is one).
 pub(crate) fn plays() -> Vec<(usize, u32)> {
     SPARE.with_borrow_mut(|b| std::mem::take(&mut b.plays))
@@ -63,26 +98,41 @@ pub(crate) fn keep_plays(mut plays: Vec<(usize, u32)>) {
     SPARE.with_borrow_mut(|kept| keep_larger(&mut kept.plays, plays));
 }
 
-/// Keeps the vectors of an answered decision (its options are let go of).
-pub(crate) fn recycle(pending: Pending) {
-    let Pending { players, options, chosen, .. } = pending;
-    keep(players, chosen, options);
+/// Keeps an answered decision's box and its lists, emptied (its options are let go of).
+pub(crate) fn recycle(mut pending: Box<Pending>) {
+    let p = &mut *pending;
+    p.players.clear();
+    p.chosen.clear();
+    p.options.truncate(MAX_LISTS);
+    p.options.iter_mut().for_each(Vec::clear);
+    p.ctx = Value::Unit;
+    p.building.clear();
+    SPARE.with_borrow_mut(|kept| match kept.pending.as_deref_mut() {
+        None => kept.pending = Some(pending),
+        Some(k) => {
+            let Pending { players, chosen, options, .. } = *pending;
+            keep_lists(k, players, chosen, options);
+        }
+    });
 }
 
-/// Keeps a decision's seat, answer and option lists, emptied (for an answered decision, or
-/// one that asked nobody after all). The option lists stay in their outer list.
+/// Keeps a decision's seat, answer and option lists, emptied (for a decision that asked
+/// nobody after all). The option lists stay in their outer list.
 pub(super) fn keep(mut players: Vec<usize>, mut chosen: Vec<Option<usize>>, mut options: Vec<Vec<Choice>>) {
     players.clear();
     chosen.clear();
     options.truncate(MAX_LISTS);
     options.iter_mut().for_each(Vec::clear);
-    SPARE.with_borrow_mut(|kept| {
-        keep_larger(&mut kept.players, players);
-        keep_larger(&mut kept.chosen, chosen);
-        if options.len() >= kept.options.len() {
-            kept.options = options;
-        }
-    });
+    SPARE.with_borrow_mut(|kept| keep_lists(kept.pending.get_or_insert_with(empty), players, chosen, options));
+}
+
+/// Keeps emptied lists in the kept box, where they have more room than the ones there.
+fn keep_lists(kept: &mut Pending, players: Vec<usize>, chosen: Vec<Option<usize>>, options: Vec<Vec<Choice>>) {
+    keep_larger(&mut kept.players, players);
+    keep_larger(&mut kept.chosen, chosen);
+    if options.len() >= kept.options.len() {
+        kept.options = options;
+    }
 }
 
 /// Keeps `v` in `kept` unless `kept` already has room of its own.
@@ -95,11 +145,10 @@ fn keep_larger<T>(kept: &mut Vec<T>, v: Vec<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::value::Value;
 
     #[test]
     fn an_answered_decision_leaves_its_vectors_empty_for_the_next() {
-        let pending = Pending {
+        let pending = Box::new(Pending {
             decision: 0,
             commit: true,
             players: vec![0, 1],
@@ -107,7 +156,8 @@ mod tests {
             chosen: vec![Some(0), Some(1)],
             ctx: Value::Unit,
             building: Vec::new(),
-        };
+        });
+        let address = &*pending as *const Pending;
         recycle(pending);
         let players = super::players();
         assert!(players.is_empty() && players.capacity() >= 2);
@@ -124,5 +174,8 @@ mod tests {
         assert_eq!(options.len(), 3, "filled in place, then added");
         assert_eq!(super::players().capacity(), 0, "taken once");
         assert!(answers_and_options().1.is_empty(), "taken once");
+        let next = super::pending(1, false, (vec![2], options, vec![None]), Value::Unit, Vec::new());
+        assert_eq!(&*next as *const Pending, address, "the next decision fills the kept box");
+        assert_eq!((next.decision, next.players.as_slice(), next.options.len()), (1, &[2][..], 3));
     }
 }
