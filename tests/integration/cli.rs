@@ -262,8 +262,7 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
 fn a_scenario_naming_its_own_game_runs_from_a_folder_outside_the_games() {
     // A game folder copied elsewhere, run from a directory with no ./games: its scenarios say
     // `game goofspiel`, which names the folder they are in.
-    let dir = std::env::temp_dir().join(format!("rulebook-elsewhere-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = crate::Scratch::new("elsewhere");
     copy_tree(&crate::root().join("games/goofspiel"), &dir.join("collection/goofspiel"));
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_rulebook"))
@@ -286,13 +285,11 @@ fn a_scenario_naming_its_own_game_runs_from_a_folder_outside_the_games() {
     let out = text(&o.stdout);
     assert!(out.contains("no game `nosuch` (this scenario is in the game folder"), "{out}");
     assert!(out.contains("rulebook test --games-dir DIR") && !out.contains("interpreter"), "{out}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn test_reports_a_changed_expectation_with_its_line() {
-    let dir = std::env::temp_dir().join(format!("rulebook-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("test");
     let original = std::fs::read_to_string(crate::root().join("games/goofspiel/scenarios/rules.scenario")).unwrap();
     let changed = original.replacen("expect track score P1 = 4", "expect track score P1 = 5", 1);
     let line = changed.lines().position(|l| l.contains("expect track score P1 = 5")).unwrap() + 1;
@@ -303,13 +300,13 @@ fn test_reports_a_changed_expectation_with_its_line() {
     let out = text(&o.stdout);
     assert!(out.contains(&format!("changed.scenario:{line}: expected track score P1 = 5, got 4")), "{out}");
     assert!(out.lines().last().unwrap().ends_with("1 failed"), "{out}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn recorded_games_replay_and_an_altered_decision_is_named() {
-    let dir = std::env::temp_dir().join(format!("rulebook-rec-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    // A folder `--record` makes (it does not exist before).
+    let scratch = crate::Scratch::new("rec");
+    let dir = scratch.join("records");
     let o = rulebook(&[
         "simulate",
         "goofspiel",
@@ -351,12 +348,12 @@ fn recorded_games_replay_and_an_altered_decision_is_named() {
     std::fs::write(&files[1], cut).unwrap();
     let r = rulebook(&["replay", files[1].to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(1));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn replay_prints_the_log_redacted_for_a_seat() {
-    let file = std::env::temp_dir().join(format!("rulebook-play-{}.transcript", std::process::id()));
+    let dir = crate::Scratch::new("play");
+    let file = dir.join("game.transcript");
     let o = with_input(
         &[
             "play",
@@ -382,7 +379,6 @@ fn replay_prints_the_log_redacted_for_a_seat() {
     let p1_log = text(&as_p1.stdout);
     assert!(full_log.lines().any(|l| l.starts_with("P2 committed ") && l != "P2 committed (bid)"), "{full_log}");
     assert!(p1_log.lines().all(|l| !l.starts_with("P2 committed ") || l == "P2 committed (bid)"), "{p1_log}");
-    std::fs::remove_file(&file).ok();
 }
 
 #[test]
@@ -467,8 +463,9 @@ fn every_diagnostic_code_is_explained() {
     assert!(missing.is_empty(), "codes missing from games/DIAGNOSTICS.md: {missing:?}");
 }
 
-/// Copies a bundled game into a temporary folder for a test to break.
-fn copy_of(game: &str, tag: &str) -> std::path::PathBuf {
+/// Copies a bundled game into a temporary folder for a test to break (removed when the guard
+/// is dropped).
+fn copy_of(game: &str, tag: &str) -> crate::Scratch {
     fn copy(from: &std::path::Path, to: &std::path::Path) {
         std::fs::create_dir_all(to).unwrap();
         for e in std::fs::read_dir(from).unwrap().filter_map(Result::ok) {
@@ -480,8 +477,7 @@ fn copy_of(game: &str, tag: &str) -> std::path::PathBuf {
             }
         }
     }
-    let to = std::env::temp_dir().join(format!("rulebook-copy-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&to);
+    let to = crate::Scratch::new(&format!("copy-{tag}"));
     copy(&crate::root().join("games").join(game), &to);
     to
 }
@@ -525,7 +521,6 @@ fn faults_injected_into_a_bundled_game_are_located() {
         assert!(first["line"].as_u64().is_some() && first["file"].as_str().is_some(), "{tag}: not located: {first}");
         // A generous bound that only catches a hang (the loop is stopped by its operation budget).
         assert!(started.elapsed().as_secs() < 120, "{tag} took {:?}", started.elapsed());
-        std::fs::remove_dir_all(&dir).ok();
     }
 }
 
@@ -628,8 +623,7 @@ fn balance_until_decided_stops_when_the_sequential_test_decides() {
 
 #[test]
 fn balance_writes_a_self_contained_html_report_with_plots() {
-    let dir = std::env::temp_dir().join(format!("rulebook-balance-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("balance");
     let page = dir.join("report.html");
     let o = rulebook(&[
         "balance",
@@ -652,7 +646,6 @@ fn balance_writes_a_self_contained_html_report_with_plots() {
     for fetch in ["src=", "href=", "@import", "<script", "<link"] {
         assert!(!html.contains(fetch), "the page fetches nothing and runs nothing: {fetch}");
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -782,9 +775,7 @@ fn rulebook_in(dir: &std::path::Path, args: &[&str]) -> Output {
 
 #[test]
 fn new_makes_a_game_that_validates_tests_and_plays_out_of_the_box() {
-    let root = std::env::temp_dir().join(format!("rulebook-new-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
+    let root = crate::Scratch::new("new");
     // Into --dir (made if missing), from anywhere: the game lies outside ./games.
     let dir = root.join("house");
     let o = rulebook(&["new", "my-game", "--dir", dir.to_str().unwrap()]);
@@ -839,7 +830,6 @@ fn new_makes_a_game_that_validates_tests_and_plays_out_of_the_box() {
         assert!(!text(&o.stderr).contains("panicked"), "{}", text(&o.stderr));
     }
     assert!(!root.join("escape").exists() && !dir.join("a").exists());
-    std::fs::remove_dir_all(&root).ok();
 }
 
 /// A `label_by` script that fails is found by `validate`'s leak check (its game keeps a log,

@@ -63,9 +63,7 @@ fn compiled_scripts_play_every_bundled_game_as_rhai_does() {
 fn a_script_error_is_reported_as_rhai_reports_it() {
     // The compiled call gives up at the error; Rhai runs the transaction again, and its
     // message and location are the ones the player sees.
-    let dir = std::env::temp_dir().join(format!("rulebook-compiled-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("compiled");
     let fixture = crate::root().join("tests/fixtures/dice-bid");
     std::fs::copy(fixture.join("game.toml"), dir.join("game.toml")).unwrap();
     let rules = std::fs::read_to_string(fixture.join("rules.rhai")).unwrap();
@@ -75,7 +73,7 @@ fn a_script_error_is_reported_as_rhai_reports_it() {
     let game = rulebook::load_game(&dir, &rulebook::LoadOptions::default()).game.expect("loads");
     let compiled = game.start(2, 1).err().map(|e| e.to_string());
     let interpreted = rulebook::script::rhai_only(|| game.start(2, 1).err().map(|e| e.to_string()));
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(dir);
     assert!(compiled.is_some(), "the script error stops the game");
     assert_eq!(compiled, interpreted);
     assert!(compiled.unwrap().contains("rules.rhai:4"), "located at the failing line");
@@ -98,17 +96,15 @@ fn a_new_profile_forgets_the_calls_counted_before() {
 }
 
 /// dice-bid with a data table and `roll` replaced by `body`, in a folder of its own.
-fn dice_bid_with_table(tag: &str, body: &str) -> (std::path::PathBuf, rulebook::Game) {
+fn dice_bid_with_table(tag: &str, body: &str) -> (crate::Scratch, rulebook::Game) {
     let table = "[tables.t]\nname = \"prizes\"\nrows = [{ id = \"a\", n = [1, 2] }, { id = \"b\", n = [3] }]\nby = { x = { y = 5 } }\n";
     dice_bid_with(tag, table, body)
 }
 
 /// dice-bid with `extra` added to its game file and `body` put at the start of `roll`, in a
-/// folder of its own.
-fn dice_bid_with(tag: &str, extra: &str, body: &str) -> (std::path::PathBuf, rulebook::Game) {
-    let dir = std::env::temp_dir().join(format!("rulebook-compiled-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+/// folder of its own (removed when the guard is dropped).
+fn dice_bid_with(tag: &str, extra: &str, body: &str) -> (crate::Scratch, rulebook::Game) {
+    let dir = crate::Scratch::new(&format!("compiled-{tag}"));
     let fixture = crate::root().join("tests/fixtures/dice-bid");
     let toml = std::fs::read_to_string(fixture.join("game.toml")).unwrap() + "\n" + extra;
     std::fs::write(dir.join("game.toml"), toml).unwrap();
@@ -123,14 +119,14 @@ fn dice_bid_with(tag: &str, extra: &str, body: &str) -> (std::path::PathBuf, rul
 /// The log of a game of `game` (in its own folder `dir`, removed afterwards) started with
 /// compiled scripts, after checking that every function is compiled, that `roll` ran compiled
 /// to its end, and that Rhai interpreting every call writes the same log.
-fn log_as_rhai_writes_it(dir: std::path::PathBuf, game: &rulebook::Game) -> String {
+fn log_as_rhai_writes_it(dir: crate::Scratch, game: &rulebook::Game) -> String {
     let log = |g: &rulebook::Game| g.start(2, 1).map(|s| s.log_for(None).join("\n")).map_err(|e| e.to_string());
     let compiled = log(game);
     let program = game.scripts.program().expect("compiled scripts are on");
     assert!(program.coverage().1.is_empty(), "every function is compiled: {:?}", program.coverage().1);
     assert_eq!(program.give_ups(), vec![], "`roll` ran compiled to its end");
     let interpreted = rulebook::script::rhai_only(|| log(game));
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(dir);
     assert_eq!(compiled, interpreted);
     compiled.expect("plays")
 }
@@ -152,19 +148,14 @@ fn reading_part_of_a_table_is_what_rhai_reads() {
 
 /// `body`, put in a game made by `game_with`, logs what Rhai logs, and that log holds
 /// `expected`.
-fn reads_as_rhai(
-    tag: &str,
-    body: &str,
-    game_with: fn(&str, &str) -> (std::path::PathBuf, rulebook::Game),
-    expected: &str,
-) {
+fn reads_as_rhai(tag: &str, body: &str, game_with: fn(&str, &str) -> (crate::Scratch, rulebook::Game), expected: &str) {
     let (dir, game) = game_with(tag, body);
     let compiled = log_as_rhai_writes_it(dir, &game);
     assert!(compiled.contains(expected), "{compiled}");
 }
 
 /// dice-bid with a track of three spaces (from 1) and `roll` replaced by `body`.
-fn dice_bid_with_spaces(tag: &str, body: &str) -> (std::path::PathBuf, rulebook::Game) {
+fn dice_bid_with_spaces(tag: &str, body: &str) -> (crate::Scratch, rulebook::Game) {
     let track = "[tracks.path]\nmin = 1\nmax = 3\nspaces = [{ name = \"start\", moves = [1, 2] }, { name = \"middle\", x = { y = 7 } }, { name = \"end\", last = true }]\n";
     dice_bid_with(tag, track, body)
 }
@@ -195,12 +186,12 @@ fn a_bad_read_of_a_space_fails_as_in_rhai() {
 }
 
 /// Each read, put in a game made by `game_with`, stops the game with Rhai's error.
-fn fails_as_in_rhai(tag: &str, reads: &[&str], game_with: fn(&str, &str) -> (std::path::PathBuf, rulebook::Game)) {
+fn fails_as_in_rhai(tag: &str, reads: &[&str], game_with: fn(&str, &str) -> (crate::Scratch, rulebook::Game)) {
     for (i, read) in reads.iter().enumerate() {
         let (dir, game) = game_with(&format!("{tag}-{i}"), &format!("    let x = {read};"));
         let compiled = game.start(2, 1).err().map(|e| e.to_string());
         let interpreted = rulebook::script::rhai_only(|| game.start(2, 1).err().map(|e| e.to_string()));
-        let _ = std::fs::remove_dir_all(&dir);
+        drop(dir);
         assert!(compiled.is_some(), "`{read}` fails");
         assert_eq!(compiled, interpreted, "`{read}`");
     }
@@ -208,7 +199,7 @@ fn fails_as_in_rhai(tag: &str, reads: &[&str], game_with: fn(&str, &str) -> (std
 
 /// dice-bid with `kept()`, a function whose value never changes (a map of data), and `roll`
 /// replaced by `body`.
-fn dice_bid_with_kept(tag: &str, body: &str) -> (std::path::PathBuf, rulebook::Game) {
+fn dice_bid_with_kept(tag: &str, body: &str) -> (crate::Scratch, rulebook::Game) {
     let (dir, _) = dice_bid_with(tag, "", body);
     let rules = dir.join("rules.rhai");
     let kept = "\nfn kept() { #{ name: \"kept\", list: [1, 2], inner: #{ x: 5 } } }\n";

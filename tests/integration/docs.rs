@@ -220,7 +220,7 @@ fn the_limits_table_gives_the_engine_defaults_and_caps() {
 #[test]
 fn the_guide_shows_what_validate_really_prints() {
     let guide = read("games/README.md");
-    let dir = std::env::temp_dir().join(format!("rulebook-docs-{}", std::process::id()));
+    let dir = crate::Scratch::new("docs");
     let broken = |edits: &[(&str, &str)]| {
         let _ = std::fs::remove_dir_all(dir.join("broken"));
         std::fs::create_dir_all(dir.join("broken")).unwrap();
@@ -255,7 +255,7 @@ fn the_guide_shows_what_validate_really_prints() {
     );
     broken(&[("ordered = false", "ordred = false")]);
     let key = format!("$ rulebook validate broken\n{}\n", validate(&["validate", "broken"]));
-    std::fs::remove_dir_all(&dir).ok();
+    drop(dir);
     for (what, block) in [("the misspelt zone and phase", human), ("the JSON lines", json), ("the misspelt key", key)] {
         assert!(
             guide.contains(&block),

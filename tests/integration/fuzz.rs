@@ -30,8 +30,10 @@ fn current_dir() -> PathBuf {
 /// A file outside every game folder with a marker no diagnostic may ever show.
 const SECRET: &str = "RULEBOOK-FUZZ-SECRET-7f3a";
 
-fn secret_file() -> PathBuf {
-    let p = std::env::temp_dir().join(format!("rulebook-fuzz-secret-{}", std::process::id()));
+/// A file holding [`SECRET`], outside every game folder; removed when the returned path is
+/// dropped.
+fn secret_file() -> tempfile::TempPath {
+    let p = tempfile::Builder::new().prefix("rulebook-fuzz-secret-").tempfile().unwrap().into_temp_path();
     std::fs::write(&p, format!("{SECRET} = 1\nfn secret() {{ \"{SECRET}\" }}\n")).unwrap();
     p
 }
@@ -201,7 +203,10 @@ fn fuzz_game_loading_and_playouts() {
         .map(|e| e.path())
         .filter(|p| p.join("game.toml").is_file() && !p.join("game.toml").to_string_lossy().contains("verplicht"))
         .collect();
-    let work = std::env::temp_dir().join(format!("rulebook-fuzz-{}", std::process::id()));
+    // The mutated game, made afresh in a folder of the scratch folder for each input (a
+    // panicking input is copied to the crash folder first).
+    let scratch = crate::Scratch::new("fuzz");
+    let work = scratch.join("game");
     let secret = secret_file();
     let tick = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     watchdog(tick.clone());
@@ -271,8 +276,6 @@ fn fuzz_game_loading_and_playouts() {
     }
     tick.store(u64::MAX, std::sync::atomic::Ordering::Relaxed);
     let _ = std::fs::remove_dir_all(current_dir());
-    let _ = std::fs::remove_file(&secret);
-    let _ = std::fs::remove_dir_all(&work);
     eprintln!(
         "fuzz_game_loading_and_playouts: {runs} mutated games ({hostile} with a hostile edit), {loaded} still loaded, no panic"
     );

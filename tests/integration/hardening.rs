@@ -4,7 +4,7 @@
 //! located error, exit code 1, no raw control bytes, and never a hang (every run has a deadline).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -42,12 +42,9 @@ fn text(o: &[u8]) -> String {
     String::from_utf8_lossy(o).to_string()
 }
 
-/// A fresh folder under the system's temporary directory.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rulebook-hardening-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder under the system's temporary directory, removed when the guard is dropped.
+fn scratch(name: &str) -> crate::Scratch {
+    crate::Scratch::new(&format!("hardening-{name}"))
 }
 
 const MINIMAL_GAME: &str =

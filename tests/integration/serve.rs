@@ -29,7 +29,8 @@ fn link(created: &Value, seat: usize) -> String {
 }
 
 fn replay_ok(transcript: &str, name: &str) {
-    let file = client::temp_dir(name).join("game.transcript");
+    let dir = client::temp_dir(name);
+    let file = dir.join("game.transcript");
     std::fs::write(&file, transcript).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_rulebook"))
         .args(["replay", file.to_str().unwrap()])
@@ -589,8 +590,9 @@ fn serve_survives_sigkill_and_restart() {
     assert_eq!(status, 200);
     assert!(transcript.lines().filter(|l| l.contains(" chooses ")).count() == 8, "{transcript}");
     replay_ok(&transcript, "sigkill-replay");
+    // The server first, then its folder (so too on a panic: `data` was made before `child`).
     drop(child);
-    let _ = std::fs::remove_dir_all(&data);
+    drop(data);
 }
 
 /// Many tables of bots at once (run with `cargo test --release --test integration serve_load

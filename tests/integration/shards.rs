@@ -2,15 +2,12 @@
 //! any order gives, byte for byte, what the run in one piece prints and writes; and merge
 //! refuses files that do not make one whole run, saying which and why.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-/// A fresh scratch folder for one test.
-fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rulebook-shards-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch folder for one test, removed when the guard is dropped.
+fn scratch(tag: &str) -> crate::Scratch {
+    crate::Scratch::new(&format!("shards-{tag}"))
 }
 
 /// Runs the binary in `dir` (a bundled game is found in the source tree's games folder).
@@ -83,7 +80,6 @@ fn merges_are_byte_identical(tag: &str, command: &[&str], tail: &[&str], html: b
             assert!(same, "{tag}: {n} shards, HTML page");
         }
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -125,7 +121,6 @@ fn a_shard_plays_only_its_games_and_the_seeds_stay_those_of_the_whole_run() {
     assert_eq!(games[0], whole["series"][0][3]);
     assert_eq!(shard["shard"], serde_json::json!({"index": 2, "count": 3}));
     assert_eq!(shard["config"], whole["config"]);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A game folder copied into `to`.
@@ -237,7 +232,6 @@ fn merge_refuses_files_that_do_not_make_one_whole_run() {
     }
     assert!(!dir.join("x.results").exists(), "a refused shard writes no results");
     insta::assert_snapshot!(without_fingerprints(&report));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -268,5 +262,4 @@ fn a_balance_run_until_decided_writes_a_whole_results_file_that_merges_to_its_re
     let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert!(v["sequential"]["pairs"].as_u64().unwrap() < 3000, "the test decided before the game limit");
     assert_eq!(ok(&dir, &["merge", "whole.results", "--json"]), json);
-    std::fs::remove_dir_all(&dir).ok();
 }

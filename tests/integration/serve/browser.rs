@@ -201,7 +201,9 @@ fn serve_browser_plays_a_goofspiel_by_clicking_two_seats() {
         assert!(started.elapsed() < Duration::from_secs(120), "the game did not end by clicking");
         let states: Vec<Value> = pages.iter().map(state).collect();
         for (seat, s) in states.iter().enumerate() {
-            if s["live"] != "live" {
+            // A page is live when its socket opens, which may be before its first view
+            // arrives (it does not know its seat yet): looked at again next time.
+            if s["live"] != "live" || s["me"].is_null() {
                 continue;
             }
             let own = format!("p{}-", seat + 1);

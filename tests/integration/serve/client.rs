@@ -4,29 +4,21 @@
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tungstenite::{Message, WebSocket};
 
-/// A server running in this test process on loopback, with its own data folder.
+/// A server running in this test process on loopback, with its own data folder (removed when
+/// the server is dropped, after it has stopped).
 pub struct TestServer {
     pub running: Option<rulebook::serve::Running>,
     pub addr: SocketAddr,
-    pub data: PathBuf,
+    /// `None` only while [`TestServer::restart`] hands the folder to the next server.
+    pub data: Option<crate::Scratch>,
 }
 
-/// A fresh, empty folder under the temp dir.
-pub fn temp_dir(name: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "rulebook-serve-{name}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty folder under the temp dir, removed when the guard is dropped.
+pub fn temp_dir(name: &str) -> crate::Scratch {
+    crate::Scratch::new(&format!("serve-{name}"))
 }
 
 impl TestServer {
@@ -46,16 +38,16 @@ impl TestServer {
         TestServer::start_on(temp_dir(name), Duration::ZERO, keep_finished)
     }
 
-    fn start_on(data: PathBuf, bot_delay: Duration, keep_finished: Duration) -> TestServer {
+    fn start_on(data: crate::Scratch, bot_delay: Duration, keep_finished: Duration) -> TestServer {
         let config = rulebook::serve::Config {
             games_dir: crate::root().join("games"),
             addr: "127.0.0.1:0".parse().unwrap(),
-            data: data.clone(),
+            data: data.to_path_buf(),
             bot_delay,
             keep_finished,
         };
         let running = rulebook::serve::start(&config).unwrap();
-        TestServer { addr: running.addr, running: Some(running), data }
+        TestServer { addr: running.addr, running: Some(running), data: Some(data) }
     }
 
     /// Stops this server and starts another on its data folder (as a restart would), with
@@ -63,18 +55,18 @@ impl TestServer {
     /// server's threads have ended: tried again until then.
     pub fn restart(mut self, keep_finished: Duration) -> TestServer {
         self.running.take();
-        let data = std::mem::take(&mut self.data);
-        let config = |data: &PathBuf| rulebook::serve::Config {
+        let data = self.data.take().expect("a server holds its data folder");
+        let config = |data: &crate::Scratch| rulebook::serve::Config {
             games_dir: crate::root().join("games"),
             addr: "127.0.0.1:0".parse().unwrap(),
-            data: data.clone(),
+            data: data.to_path_buf(),
             bot_delay: Duration::ZERO,
             keep_finished,
         };
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             match rulebook::serve::start(&config(&data)) {
-                Ok(running) => return TestServer { addr: running.addr, running: Some(running), data },
+                Ok(running) => return TestServer { addr: running.addr, running: Some(running), data: Some(data) },
                 Err(e) if Instant::now() > deadline => panic!("the server does not start again: {e}"),
                 Err(_) => std::thread::sleep(Duration::from_millis(50)),
             }
@@ -103,10 +95,9 @@ impl TestServer {
 
 impl Drop for TestServer {
     fn drop(&mut self) {
+        // The server first, then its folder.
         self.running.take();
-        if !self.data.as_os_str().is_empty() {
-            let _ = std::fs::remove_dir_all(&self.data);
-        }
+        self.data.take();
     }
 }
 
