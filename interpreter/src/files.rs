@@ -126,16 +126,17 @@ pub fn read_inside(root: &Path, path: &Path) -> Result<String, FileError> {
 mod tests {
     use super::*;
 
-    fn temp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("rulebook-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(d.join("game")).unwrap();
+    /// A scratch folder holding an empty `game` folder, removed when the guard is dropped.
+    fn temp(name: &str) -> tempfile::TempDir {
+        let d = tempfile::Builder::new().prefix(&format!("rulebook-files-{name}-")).tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("game")).unwrap();
         d
     }
 
     #[test]
     fn paths_must_stay_inside_the_root() {
-        let d = temp("inside");
+        let scratch = temp("inside");
+        let d = scratch.path();
         let game = d.join("game");
         std::fs::write(game.join("a.toml"), "x = 1").unwrap();
         std::fs::write(d.join("secret"), "password").unwrap();
@@ -152,7 +153,8 @@ mod tests {
 
     #[test]
     fn only_small_regular_text_files_are_read() {
-        let d = temp("read");
+        let scratch = temp("read");
+        let d = scratch.path();
         let game = d.join("game");
         std::fs::write(game.join("big"), vec![b'a'; 2000]).unwrap();
         std::fs::write(game.join("bin"), [0xff, 0xfe, 0]).unwrap();

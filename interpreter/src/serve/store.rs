@@ -288,8 +288,8 @@ mod tests {
 
     #[test]
     fn tables_and_decisions_come_back_in_order_and_numbers_are_not_reused() {
-        let dir = std::env::temp_dir().join(format!("rulebook-store-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = scratch("store");
+        let dir = scratch.path().join("store");
         {
             let (store, tables) = Store::open(&dir).unwrap();
             assert!(tables.is_empty());
@@ -317,7 +317,11 @@ mod tests {
         assert!(!tables[0].finished);
         let options: Vec<&str> = tables[0].decisions.iter().map(|d| d.option.as_str()).collect();
         assert_eq!(options, ["x", "y", "z"]);
-        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A scratch folder for a test's store, removed when the guard is dropped.
+    fn scratch(what: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("rulebook-{what}-")).tempdir().unwrap()
     }
 
     /// Opens the store in `dir`, waiting until an earlier store of it has let go of its lock.
@@ -333,8 +337,8 @@ mod tests {
 
     #[test]
     fn a_finished_table_comes_back_without_its_decisions_which_are_read_on_demand() {
-        let dir = std::env::temp_dir().join(format!("rulebook-store-finished-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = scratch("store-finished");
+        let dir = scratch.path().join("store");
         let d = |seat, o: &str| Decision { seat, option: o.to_string() };
         {
             let (store, _) = Store::open(&dir).unwrap();
@@ -355,13 +359,12 @@ mod tests {
         assert_eq!(store.decisions("over").unwrap(), [d(0, "a"), d(1, "b")]);
         assert!(store.decisions("nobody").unwrap().is_empty());
         drop(store);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn a_store_made_before_the_finished_column_gets_it_and_keeps_its_tables() {
-        let dir = std::env::temp_dir().join(format!("rulebook-store-old-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = scratch("store-old");
+        let dir = scratch.path().join("store");
         std::fs::create_dir_all(&dir).unwrap();
         {
             let conn = Connection::open(dir.join(FILE_NAME)).unwrap();
@@ -383,6 +386,5 @@ mod tests {
         drop(store);
         let (_store, tables) = reopen(&dir);
         assert!(tables[0].finished);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

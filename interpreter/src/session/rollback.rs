@@ -104,8 +104,9 @@ impl Rollback {
         self.base = Base::Checkpoint;
     }
 
-    /// An answer was applied (successfully) after [`Rollback::prepare`].
-    #[inline]
+    /// An answer was applied (successfully) after [`Rollback::prepare`]. Always inlined: a
+    /// call cost as much as the push (LTO kept it out of line).
+    #[inline(always)]
     pub(super) fn record(&mut self, answer: Answer) {
         if self.answers.capacity() == 0 {
             self.answers.reserve_exact(MAX_ANSWERS);
