@@ -43,9 +43,8 @@ pub(super) struct Answered {
 pub(super) type Fresh<'a> = dyn FnMut() -> Result<Box<State>, PlayError> + 'a;
 
 /// Applies `answer`, which the caller checked is legal, to `state` in place, and fills in
-/// `answered`. `stand_in` holds the state's place while the flow works on it (a kept empty
-/// state, or one made when there is none). On error `state` is half-changed: the caller puts
-/// back the one before.
+/// `answered`. `stand_in` holds the state's place while the flow works on it (see
+/// [`on_work`]). On error `state` is half-changed: the caller puts back the one before.
 pub(super) fn apply(
     game: &Game,
     state: &mut Box<State>,
@@ -88,14 +87,8 @@ pub(super) fn apply(
     // The pending decision is moved out of the state while it is resolved.
     let mut pending = state.pending.take().expect("checked");
     pending.chosen[slot] = Some(index);
-    let place = stand_in.take().unwrap_or_else(|| Box::new(State::empty()));
-    let mut work = Work::new(std::mem::replace(state, place), logging);
-    let mut first = true;
-    let result = crate::script::transaction(|| {
-        if !std::mem::take(&mut first) {
-            // Running again: on the state before the answer.
-            work = Work::new(fresh()?, logging);
-        }
+    let mut events = Vec::new();
+    let result = on_work(state, stand_in, logging, fresh, &mut events, |work| {
         work.state.pending = None;
         if tracking {
             work.state.trace = Some(Vec::new());
@@ -105,14 +98,41 @@ pub(super) fn apply(
         }
         work.state.steps = 0;
         work.state.seat_answered(player);
-        game.resolve(&mut work, &pending).and_then(|()| game.advance(&mut work))
+        game.resolve(work, &pending).and_then(|()| game.advance(work))
     });
     crate::flow::recycle::recycle(pending);
-    *stand_in = Some(std::mem::replace(state, work.state));
     result?;
     answered.moves = state.trace.take();
-    answered.events = work.events;
+    answered.events = events;
     Ok(())
+}
+
+/// Runs `body` in a transaction on `state`, lent to a work while the stand-in (a kept empty
+/// state, or one made when there is none) holds its place; when the transaction runs again, it
+/// runs on the state before the answer (`fresh`). Gives the state back, half-changed on error,
+/// and puts the work's log events in `events`.
+#[inline(always)]
+fn on_work<T>(
+    state: &mut Box<State>,
+    stand_in: &mut Option<Box<State>>,
+    logging: bool,
+    fresh: &mut Fresh,
+    events: &mut Vec<Event>,
+    mut body: impl FnMut(&mut Work) -> Result<T, PlayError>,
+) -> Result<T, PlayError> {
+    let place = stand_in.take().unwrap_or_else(|| Box::new(State::empty()));
+    let mut work = Work::new(std::mem::replace(state, place), logging);
+    let mut first = true;
+    let result = crate::script::transaction(|| {
+        if !std::mem::take(&mut first) {
+            // Running again: on the state before the answer.
+            work = Work::new(fresh()?, logging);
+        }
+        body(&mut work)
+    });
+    *stand_in = Some(std::mem::replace(state, work.state));
+    *events = work.events;
+    result
 }
 
 /// One step of a `subset` decision: the component joins the seat's set and its options are
@@ -133,18 +153,10 @@ fn add_to_set(
     let (decision, ctx) = (pending.decision, pending.ctx.clone());
     let mut building = pending.building.get(slot).cloned().unwrap_or_default();
     building.push(card);
-    let place = stand_in.take().unwrap_or_else(|| Box::new(State::empty()));
-    let mut work = Work::new(std::mem::replace(state, place), logging);
-    let mut first = true;
-    let options = crate::script::transaction(|| {
-        if !std::mem::take(&mut first) {
-            // Running again: on the state before the answer.
-            work = Work::new(fresh()?, logging);
-        }
+    let options = on_work(state, stand_in, logging, fresh, &mut Vec::new(), |work| {
         work.state.steps = 0;
-        game.options_building(&mut work, decision, player, &ctx, &building, Vec::new())
+        game.options_building(work, decision, player, &ctx, &building, Vec::new())
     });
-    *stand_in = Some(std::mem::replace(state, work.state));
     let options = options?;
     state.seat_answered(player);
     let p = state.pending.as_mut().expect("still pending");
