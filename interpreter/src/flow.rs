@@ -332,26 +332,21 @@ impl Game {
         building: &[u32],
         out: Vec<Choice>,
     ) -> Result<Vec<Choice>, PlayError> {
-        match self.zone_options(&work.state, decision, player, out) {
-            Ok(options) => Ok(options),
-            Err(out) => self.options_worked_out(work, decision, player, ctx, building, out),
+        let mut out = out;
+        if self.zone_options(&work.state, decision, player, &mut out) {
+            return Ok(out);
         }
+        self.options_worked_out(work, decision, player, ctx, building, out)
     }
 
     /// The options of a decision that offers the components of a zone as they are (no filter
-    /// script, no `follow` rule, not a `subset`): those in the seat's slot of the zone, in a
-    /// fixed order. `Err` gives `out` back, untouched, for any other decision.
+    /// script, no `follow` rule, not a `subset`), put into `out` (empty): those in the seat's
+    /// slot of the zone, in a fixed order. False, `out` untouched, for any other decision.
     #[inline]
-    fn zone_options(
-        &self,
-        st: &State,
-        decision: usize,
-        player: usize,
-        mut out: Vec<Choice>,
-    ) -> Result<Vec<Choice>, Vec<Choice>> {
+    fn zone_options(&self, st: &State, decision: usize, player: usize, out: &mut Vec<Choice>) -> bool {
         let d = &self.rules.decisions[decision];
         let (OptionSource::Zone { zone, filter: None }, None, None) = (&d.source, &d.follow, &d.subset) else {
-            return Err(out);
+            return false;
         };
         let info = &self.rules.zones[*zone];
         let cards = &st.zones[*zone][if info.per_player { player } else { 0 }].cards;
@@ -361,7 +356,7 @@ impl Game {
         if !info.ordered && !cards.is_sorted() {
             out.sort_unstable_by_key(|c| c.component());
         }
-        Ok(out)
+        true
     }
 
     /// [`Game::options_building`] for the decisions [`Game::zone_options`] does not list.
@@ -645,8 +640,15 @@ impl Game {
         let mut asked = 0;
         for at in 0..players.len() {
             let p = players[at];
-            let list = recycle::take_list(&mut options, asked);
-            let opts = self.options_building(work, decision, p, &ctx, &[], list)?;
+            // The seat's list is filled where it lies (a kept one, emptied, or a new one).
+            if options.len() == asked {
+                options.push(Vec::new());
+            }
+            if !self.zone_options(&work.state, decision, p, &mut options[asked]) {
+                let list = std::mem::take(&mut options[asked]);
+                options[asked] = self.options_worked_out(work, decision, p, &ctx, &[], list)?;
+            }
+            let opts = &options[asked];
             if opts.is_empty() && d.skip_if_no_options {
                 continue;
             }
@@ -657,8 +659,7 @@ impl Game {
                     self.rules.seat_name(p)
                 )));
             }
-            let auto = if d.auto.is_some() { self.auto_choice(work, decision, p, &opts, &ctx)? } else { None };
-            recycle::put_list(&mut options, asked, opts);
+            let auto = if d.auto.is_some() { self.auto_choice(work, decision, p, opts, &ctx)? } else { None };
             chosen.push(auto);
             players[asked] = p;
             asked += 1;

@@ -15,7 +15,7 @@ const MAX_LISTS: usize = 8;
 struct Buffers {
     /// An answered decision's box, its lists emptied (those taken for the next decision are
     /// left empty without room). The option lists stay in their outer list, holding at most
-    /// [`MAX_LISTS`] inner lists, each emptied (taken in turn by [`take_list`]).
+    /// [`MAX_LISTS`] inner lists, each emptied (filled in turn by the next decision's seats).
     pending: Option<Box<Pending>>,
     /// For the cards played to a trick.
     plays: Vec<(usize, u32)>,
@@ -49,23 +49,9 @@ pub(super) fn players() -> Vec<usize> {
 }
 
 /// An empty list for the answers of a decision, and a list for its option lists that may hold
-/// emptied option lists to fill (see [`take_list`]); kept ones when there are.
+/// emptied option lists, each filled in place for a seat; kept ones when there are.
 pub(super) fn answers_and_options() -> (Vec<Option<usize>>, Vec<Vec<Choice>>) {
     with_kept(|p| (std::mem::take(&mut p.chosen), std::mem::take(&mut p.options)))
-}
-
-/// The emptied list at `at` of `options` (from [`answers_and_options`]) to fill, or a new one
-/// past its end. The filled list goes back with [`put_list`].
-pub(super) fn take_list(options: &mut [Vec<Choice>], at: usize) -> Vec<Choice> {
-    options.get_mut(at).map(std::mem::take).unwrap_or_default()
-}
-
-/// Puts the filled option list of the seat at `at` in place.
-pub(super) fn put_list(options: &mut Vec<Vec<Choice>>, at: usize, list: Vec<Choice>) {
-    match options.get_mut(at) {
-        Some(place) => *place = list,
-        None => options.push(list),
-    }
 }
 
 /// A box for a pending decision (the kept one when there is one), its fields set to these.
@@ -164,14 +150,9 @@ mod tests {
         let (chosen, mut options) = answers_and_options();
         assert!(chosen.is_empty() && chosen.capacity() >= 2);
         assert_eq!(options.len(), 2, "the two option lists are kept in their outer list");
-        let lists = [take_list(&mut options, 0), take_list(&mut options, 1)];
-        assert!(lists.iter().all(|l| l.is_empty() && l.capacity() >= 1));
-        assert_eq!(take_list(&mut options, 2).capacity(), 0, "a new list past the kept ones");
-        let [first, second] = lists;
-        put_list(&mut options, 1, second);
-        put_list(&mut options, 0, first);
-        put_list(&mut options, 2, vec![Choice::Component(7)]);
-        assert_eq!(options.len(), 3, "filled in place, then added");
+        assert!(options.iter().all(|l| l.is_empty() && l.capacity() >= 1));
+        options[1].push(Choice::Component(7));
+        options.push(vec![Choice::Component(8)]);
         assert_eq!(super::players().capacity(), 0, "taken once");
         assert!(answers_and_options().1.is_empty(), "taken once");
         let next = super::pending(1, false, (vec![2], options, vec![None]), Value::Unit, Vec::new());
