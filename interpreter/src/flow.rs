@@ -317,11 +317,13 @@ impl Game {
         player: usize,
         ctx: &Value,
     ) -> Result<Vec<Choice>, PlayError> {
-        self.options_building(work, decision, player, ctx, &[], Vec::new())
+        let mut out = Vec::new();
+        self.options_building(work, decision, player, ctx, &[], &mut out)?;
+        Ok(out)
     }
 
     /// The options of a seat, for a `subset` decision with `building` already in its set, put
-    /// into `out`, an empty list whose room is used.
+    /// into `out`, an empty list whose room is used. On an error `out` is left empty.
     #[inline]
     pub(crate) fn options_building(
         &self,
@@ -330,13 +332,13 @@ impl Game {
         player: usize,
         ctx: &Value,
         building: &[u32],
-        out: Vec<Choice>,
-    ) -> Result<Vec<Choice>, PlayError> {
-        let mut out = out;
-        if self.zone_options(&work.state, decision, player, &mut out) {
-            return Ok(out);
+        out: &mut Vec<Choice>,
+    ) -> Result<(), PlayError> {
+        if !self.zone_options(&work.state, decision, player, out) {
+            let room = std::mem::take(out);
+            *out = self.options_worked_out(work, decision, player, ctx, building, room)?;
         }
-        self.options_worked_out(work, decision, player, ctx, building, out)
+        Ok(())
     }
 
     /// The options of a decision that offers the components of a zone as they are (no filter
@@ -644,10 +646,7 @@ impl Game {
             if options.len() == asked {
                 options.push(Vec::new());
             }
-            if !self.zone_options(&work.state, decision, p, &mut options[asked]) {
-                let list = std::mem::take(&mut options[asked]);
-                options[asked] = self.options_worked_out(work, decision, p, &ctx, &[], list)?;
-            }
+            self.options_building(work, decision, p, &ctx, &[], &mut options[asked])?;
             let opts = &options[asked];
             if opts.is_empty() && d.skip_if_no_options {
                 continue;

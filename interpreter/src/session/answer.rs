@@ -153,11 +153,13 @@ fn add_to_set(
     let (decision, ctx) = (pending.decision, pending.ctx.clone());
     let mut building = pending.building.get(slot).cloned().unwrap_or_default();
     building.push(card);
-    let options = on_work(state, stand_in, logging, fresh, &mut Vec::new(), |work| {
+    let mut options = Vec::new();
+    on_work(state, stand_in, logging, fresh, &mut Vec::new(), |work| {
         work.state.steps = 0;
-        game.options_building(work, decision, player, &ctx, &building, Vec::new())
-    });
-    let options = options?;
+        // A rerun starts from an empty list again.
+        options.clear();
+        game.options_building(work, decision, player, &ctx, &building, &mut options)
+    })?;
     state.seat_answered(player);
     let p = state.pending.as_mut().expect("still pending");
     p.options[slot] = options;
