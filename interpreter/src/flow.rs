@@ -954,20 +954,28 @@ impl Game {
         }
         // Read as a slice from here on (each use of the small vector asks where it lies).
         let entries: &[Entry] = &entries;
-        let best = match c.best {
-            Best::Highest => entries.iter().map(|e| e.value).max(),
-            Best::Lowest => entries.iter().map(|e| e.value).min(),
+        // The best value, how many seats share it and the first of them in turn order, in
+        // one pass.
+        let (mut best, mut sharing, mut first) = (0, 0, None);
+        for e in entries {
+            let beats = match c.best {
+                Best::Highest => e.value > best,
+                Best::Lowest => e.value < best,
+            };
+            if first.is_none() || beats {
+                (best, sharing, first) = (e.value, 1, Some(e.seat));
+            } else if e.value == best {
+                sharing += 1;
+            }
         }
-        .unwrap_or(0);
         // The winners are the first `won` of the tied seats, in turn order.
-        let tied = || entries.iter().filter(|e| e.value == best).map(|e| e.seat);
-        let won = match (c.ties, tied().count()) {
+        let won = match (c.ties, sharing) {
             (Ties::Nobody, 1) => 1,
             (Ties::Nobody, _) => 0,
             (Ties::All, n) => n,
             (Ties::First, n) => n.min(1),
         };
-        let winner = tied().next().filter(|_| won > 0);
+        let winner = first.filter(|_| won > 0);
         if let Some(to) = c.played_to {
             for Entry { component, .. } in entries {
                 if let Some(i) = component {
@@ -1015,7 +1023,8 @@ impl Game {
             let text = if won == 0 {
                 format!("tie at {best}: nobody wins{stake}")
             } else {
-                let names: Vec<String> = tied().take(won).map(|w| r.seat_name(w)).collect();
+                let tied = entries.iter().filter(|e| e.value == best).map(|e| e.seat);
+                let names: Vec<String> = tied.take(won).map(|w| r.seat_name(w)).collect();
                 format!("{} {}{} with {best}", names.join(" and "), if won == 1 { "wins" } else { "win" }, stake)
             };
             work.events.push(Event::public(EventKind::Message, text));

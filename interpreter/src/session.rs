@@ -566,6 +566,7 @@ impl<'g> Session<'g> {
         }
         let answer = Answer {
             player,
+            slot,
             index,
             logging: self.logging,
             tracking: self.knowledge.is_some(),

@@ -326,7 +326,10 @@ fn play(
             return Err(fail(moves, e));
         }
         if let Some(t) = game.rules.score {
-            trace.extend_from_slice(&session.state().tracks[t]);
+            // A few seats' scores: pushed one by one (a slice copy would call out to memcpy).
+            for &score in &session.state().tracks[t] {
+                trace.push(score);
+            }
         }
     }
     let outcome = session.outcome().cloned().unwrap_or(crate::state::Outcome { winners: vec![], scores: vec![] });

@@ -1124,7 +1124,12 @@ impl State {
             return true;
         }
         if let Some(pos) = cards.iter().rposition(|c| *c == idx) {
-            cards.remove(pos);
+            // The few components above it move down one place, the top one first taken off
+            // (`Vec::remove` would call out to memmove for a handful of indices).
+            let mut carried = cards.pop().expect("it lies there");
+            for place in cards[pos..].iter_mut().rev() {
+                carried = std::mem::replace(place, carried);
+            }
         }
         false
     }

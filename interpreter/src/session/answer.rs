@@ -14,6 +14,8 @@ use crate::Game;
 pub(super) struct Answer {
     /// The seat answering.
     pub player: usize,
+    /// Its place among the pending decision's seats (found once, by the session's checks).
+    pub slot: usize,
     /// The index of its option.
     pub index: usize,
     /// Whether the session recorded its log.
@@ -53,17 +55,14 @@ pub(super) fn apply(
     fresh: &mut Fresh,
     answered: &mut Answered,
 ) -> Result<(), PlayError> {
-    let Answer { player, index, logging, tracking, keeping_moves } = answer;
+    let Answer { player, slot, index, logging, tracking, keeping_moves } = answer;
     let r = &game.rules;
-    let Some(pending) = state.pending.as_ref() else {
-        return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
-    };
-    let Some(slot) = pending.players.iter().position(|x| *x == player) else {
+    let Some(pending) = state.pending.as_ref().filter(|p| p.players.get(slot) == Some(&player)) else {
         return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
     };
     let choice = &pending.options[slot][index];
     if let Choice::Add(card) = *choice {
-        return add_to_set(game, state, stand_in, answer, slot, card, fresh, answered);
+        return add_to_set(game, state, stand_in, answer, card, fresh, answered);
     }
     answered.id = keeping_moves.then(|| game.choice_shared_id(state, choice));
     answered.label = logging.then(|| game.choice_label(state, pending.asked(slot), choice)).transpose()?;
@@ -137,18 +136,16 @@ fn on_work<T>(
 
 /// One step of a `subset` decision: the component joins the seat's set and its options are
 /// worked out anew. Nothing is logged (the finished set is).
-#[allow(clippy::too_many_arguments)] // apply's arguments, and the component added
 fn add_to_set(
     game: &Game,
     state: &mut Box<State>,
     stand_in: &mut Option<Box<State>>,
     answer: Answer,
-    slot: usize,
     card: u32,
     fresh: &mut Fresh,
     answered: &mut Answered,
 ) -> Result<(), PlayError> {
-    let Answer { player, logging, keeping_moves, .. } = answer;
+    let Answer { player, slot, logging, keeping_moves, .. } = answer;
     let pending = state.pending.as_ref().expect("checked");
     let (decision, ctx) = (pending.decision, pending.ctx.clone());
     let mut building = pending.building.get(slot).cloned().unwrap_or_default();
