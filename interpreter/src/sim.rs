@@ -326,10 +326,7 @@ fn play(
             return Err(fail(moves, e));
         }
         if let Some(t) = game.rules.score {
-            // A few seats' scores: pushed one by one (a slice copy would call out to memcpy).
-            for &score in &session.state().tracks[t] {
-                trace.push(score);
-            }
+            trace.extend_from_slice(&session.state().tracks[t]);
         }
     }
     let outcome = session.outcome().cloned().unwrap_or(crate::state::Outcome { winners: vec![], scores: vec![] });

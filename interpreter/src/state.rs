@@ -1124,12 +1124,7 @@ impl State {
             return true;
         }
         if let Some(pos) = cards.iter().rposition(|c| *c == idx) {
-            // The few components above it move down one place, the top one first taken off
-            // (`Vec::remove` would call out to memmove for a handful of indices).
-            let mut carried = cards.pop().expect("it lies there");
-            for place in cards[pos..].iter_mut().rev() {
-                carried = std::mem::replace(place, carried);
-            }
+            cards.remove(pos);
         }
         false
     }
