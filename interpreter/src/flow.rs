@@ -375,29 +375,33 @@ impl Game {
         let d = &self.rules.decisions[decision];
         match &d.source {
             OptionSource::Zone { zone, filter } => {
+                let ordered = self.rules.zones[*zone].ordered;
                 let owner = if self.rules.zones[*zone].per_player { player } else { 0 };
                 let cards = &work.state.zones[*zone][owner].cards;
-                // An unordered zone's components are offered in a fixed order (mostly they
-                // lie in it already: dealt in order, only ever taken from). Sorted as plain
-                // indices, not as options.
-                let mut sorted: SmallVec<[u32; 32]> = SmallVec::new();
-                let cards: &[u32] = if self.rules.zones[*zone].ordered || cards.is_sorted() {
-                    cards
-                } else {
-                    sorted.extend_from_slice(cards);
-                    sorted.sort_unstable();
-                    &sorted
-                };
                 match filter {
-                    // No filter script: the `follow` rule picks among the indices themselves.
-                    None => match self.following(&work.state, d) {
-                        Some(follows) if cards.iter().any(|c| follows(*c)) => {
+                    // No filter script: the `follow` rule picks among the indices themselves
+                    // (those that follow, or all when none does), each asked once.
+                    None => {
+                        if let Some(follows) = self.following(&work.state, d) {
                             out.extend(cards.iter().filter(|c| follows(**c)).map(|c| Choice::Component(*c)));
                         }
-                        _ => out.extend(cards.iter().map(|c| Choice::Component(*c))),
-                    },
+                        if out.is_empty() {
+                            out.extend(cards.iter().map(|c| Choice::Component(*c)));
+                        }
+                        // An unordered zone's components are offered in a fixed order: the
+                        // options sorted once picked (fewer to sort when some follow).
+                        if !ordered && !out.is_sorted_by_key(|c| c.component()) {
+                            out.sort_unstable_by_key(|c| c.component());
+                        }
+                    }
                     Some(f) => {
-                        let offered: SmallVec<[u32; 32]> = SmallVec::from_slice(cards);
+                        // An unordered zone's components are offered in a fixed order (mostly
+                        // they lie in it already: dealt in order, only ever taken from); the
+                        // filter script sees them in it. Sorted as plain indices.
+                        let mut offered: SmallVec<[u32; 32]> = SmallVec::from_slice(cards);
+                        if !ordered && !offered.is_sorted() {
+                            offered.sort_unstable();
+                        }
                         for c in offered {
                             let card = card_map(&work.state, c);
                             let keep = self.call(work, f, vec![Dynamic::from_int(player as i64), card], ctx)?;
