@@ -372,6 +372,7 @@ impl Game {
         building: &[u32],
         mut out: Vec<Choice>,
     ) -> Result<Vec<Choice>, PlayError> {
+        debug_assert!(out.is_empty(), "options are worked out into an empty list");
         let d = &self.rules.decisions[decision];
         match &d.source {
             OptionSource::Zone { zone, filter } => {
