@@ -353,10 +353,9 @@ impl Game {
         let info = &self.rules.zones[*zone];
         let cards = &st.zones[*zone][if info.per_player { player } else { 0 }].cards;
         out.extend(cards.iter().map(|c| Choice::Component(*c)));
-        // An unordered zone's components are offered in a fixed order (mostly they lie in it
-        // already: dealt in order, only ever taken from).
+        // Mostly they lie in that order already: dealt in order, only ever taken from.
         if !info.ordered && !cards.is_sorted() {
-            out.sort_unstable_by_key(|c| c.component());
+            offer_in_order(out);
         }
         true
     }
@@ -389,10 +388,9 @@ impl Game {
                         if out.is_empty() {
                             out.extend(cards.iter().map(|c| Choice::Component(*c)));
                         }
-                        // An unordered zone's components are offered in a fixed order: the
-                        // options sorted once picked (fewer to sort when some follow).
+                        // Sorted once picked (fewer to sort when some follow).
                         if !ordered && !out.is_sorted_by_key(|c| c.component()) {
-                            out.sort_unstable_by_key(|c| c.component());
+                            offer_in_order(&mut out);
                         }
                     }
                     Some(f) => {
@@ -1085,6 +1083,12 @@ impl Game {
         work.state.stack.clear();
         Ok(())
     }
+}
+
+/// Puts the options of an unordered zone's components into the fixed order they are offered
+/// in (by component), which the callers skip when they can see it holds already.
+fn offer_in_order(options: &mut [Choice]) {
+    options.sort_unstable_by_key(|c| c.component());
 }
 
 /// A revealed choice in a contest.
