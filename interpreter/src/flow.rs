@@ -352,11 +352,7 @@ impl Game {
         };
         let info = &self.rules.zones[*zone];
         let cards = &st.zones[*zone][if info.per_player { player } else { 0 }].cards;
-        out.extend(cards.iter().map(|c| Choice::Component(*c)));
-        // Mostly they lie in that order already: dealt in order, only ever taken from.
-        if !info.ordered && !cards.is_sorted() {
-            offer_in_order(out);
-        }
+        offer_components(cards, info.ordered, out);
         true
     }
 
@@ -386,11 +382,10 @@ impl Game {
                             out.extend(cards.iter().filter(|c| follows(**c)).map(|c| Choice::Component(*c)));
                         }
                         if out.is_empty() {
-                            out.extend(cards.iter().map(|c| Choice::Component(*c)));
-                        }
-                        // Sorted once picked (fewer to sort when some follow).
-                        if !ordered && !out.is_sorted_by_key(|c| c.component()) {
-                            offer_in_order(&mut out);
+                            offer_components(cards, ordered, &mut out);
+                        } else if !ordered && !out.is_sorted_by_key(|c| c.component()) {
+                            // Those that follow, in the same fixed order (fewer to sort).
+                            out.sort_unstable_by_key(|c| c.component());
                         }
                     }
                     Some(f) => {
@@ -1085,10 +1080,26 @@ impl Game {
     }
 }
 
-/// Puts the options of an unordered zone's components into the fixed order they are offered
-/// in (by component), which the callers skip when they can see it holds already.
-fn offer_in_order(options: &mut [Choice]) {
-    options.sort_unstable_by_key(|c| c.component());
+/// Offers the components `cards` of a zone (`ordered` or not) as options, appended to `out`:
+/// in the order they lie in an ordered zone, in a fixed order (by component) in an unordered
+/// one. Mostly they lie in that order already (dealt in order, only ever taken from); else
+/// they are sorted as plain indices, before they become options.
+#[inline(always)]
+fn offer_components(cards: &[u32], ordered: bool, out: &mut Vec<Choice>) {
+    if ordered || cards.is_sorted() {
+        out.extend(cards.iter().map(|c| Choice::Component(*c)));
+    } else {
+        offer_sorted(cards, out);
+    }
+}
+
+/// [`offer_components`] for components not in their fixed order yet (kept out of the callers,
+/// which mostly find them in it).
+#[inline(never)]
+fn offer_sorted(cards: &[u32], out: &mut Vec<Choice>) {
+    let mut sorted: SmallVec<[u32; 32]> = SmallVec::from_slice(cards);
+    sorted.sort_unstable();
+    out.extend(sorted.iter().map(|c| Choice::Component(*c)));
 }
 
 /// A revealed choice in a contest.
