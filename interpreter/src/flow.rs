@@ -1113,3 +1113,32 @@ struct Entry {
     /// The value compared.
     value: i64,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn components(options: &[Choice]) -> Vec<Option<u32>> {
+        options.iter().map(Choice::component).collect()
+    }
+
+    #[test]
+    fn an_unordered_zone_offers_its_components_by_component_and_an_ordered_one_as_they_lie() {
+        let cards = [7, 2, 40, 3];
+        let mut out = Vec::new();
+        offer_components(&cards, false, &mut out);
+        assert_eq!(components(&out), [Some(2), Some(3), Some(7), Some(40)]);
+        let mut out = Vec::new();
+        offer_components(&cards, true, &mut out);
+        assert_eq!(components(&out), [Some(7), Some(2), Some(40), Some(3)]);
+        // In order already: offered as they lie. More than the sorting buffer holds inline:
+        // sorted all the same.
+        let mut out = Vec::new();
+        offer_components(&[1, 5, 9], false, &mut out);
+        assert_eq!(components(&out), [Some(1), Some(5), Some(9)]);
+        let many: Vec<u32> = (0..40).rev().collect();
+        let mut out = Vec::new();
+        offer_components(&many, false, &mut out);
+        assert_eq!(components(&out), (0..40).map(Some).collect::<Vec<_>>());
+    }
+}
