@@ -45,7 +45,7 @@ pub fn sample<'g>(session: &Session<'g>, seat: usize, seed: u64) -> Result<Sessi
     for attempt in 0..ATTEMPTS {
         let seed = derive_seed(seed, attempt);
         let mut rng = GameRng::new(derive_seed(seed, 0x5A3B1E));
-        let mut st = session.state().clone();
+        let mut st = crate::session::copy_in_spare(session.state());
         st.trace = None;
         st.pushed_out.clear();
         // Draws a scenario fixed are not the seat's to know.
@@ -69,77 +69,128 @@ pub fn sample<'g>(session: &Session<'g>, seat: usize, seed: u64) -> Result<Sessi
 /// conditions the sample on what the seat saw of the flow.
 const ATTEMPTS: u64 = 50;
 
-/// The places `seat` cannot see into, with the positions in each that it cannot see.
+/// The places `seat` cannot see into, with the positions in each that it cannot see: one
+/// flat list, place after place (places are numbered zone after zone, "nowhere" last, in the
+/// order the zones are walked), so a sample allocates one list, not one per place.
 struct Unseen {
-    /// Per place number: the positions (indexes into the zone's cards) to fill, in order.
-    open: Vec<Vec<usize>>,
+    /// The positions (indexes into the zone's cards) to fill, place after place.
+    positions: Vec<usize>,
+    /// Where each place's positions begin in `positions` (one more entry: the end).
+    starts: Vec<usize>,
     /// The components at those positions, in index order (who they are is known: everything
     /// the seat does not see).
     cards: Vec<u32>,
 }
 
+impl Unseen {
+    /// The positions of place `place` the seat cannot see.
+    fn open(&self, place: usize) -> &[usize] {
+        &self.positions[self.starts[place]..self.starts[place + 1]]
+    }
+}
+
 fn unseen(game: &Game, knowledge: &Knowledge, st: &State, seat: usize) -> Unseen {
     let r = &game.rules;
-    let mut open = vec![Vec::new(); knowledge.places()];
-    let mut cards = Vec::new();
+    let places = knowledge.places();
+    // Room for every component at once: the lists never grow.
+    let mut positions = Vec::with_capacity(st.location.len());
+    let mut starts = Vec::with_capacity(places + 1);
+    let mut cards = Vec::with_capacity(st.location.len());
     for (z, slots) in st.zones.iter().enumerate() {
         for (o, slot) in slots.iter().enumerate() {
+            let place = knowledge.place((z as u32, o as u32));
+            debug_assert_eq!(place, starts.len(), "places are numbered in the order zones are walked");
+            starts.push(positions.len());
             if knows_all(r, st, z, o, seat) {
                 continue;
             }
             let top_seen = st.visibility(r, z, o) == crate::def::Visibility::Top;
-            let place = knowledge.place((z as u32, o as u32));
             for (pos, c) in slot.cards.iter().enumerate() {
                 if top_seen && pos + 1 == slot.cards.len() {
                     continue;
                 }
-                open[place].push(pos);
+                positions.push(pos);
                 cards.push(*c);
             }
         }
     }
-    // Components out of every zone: "nowhere" holds as many as it does.
-    let nowhere = knowledge.places() - 1;
+    // Components out of every zone: "nowhere" (the last place) holds as many as it does.
+    debug_assert_eq!(starts.len(), places - 1);
+    starts.push(positions.len());
+    let mut pos = 0;
     for (c, loc) in st.location.iter().enumerate() {
         if *loc == NOWHERE {
-            let pos = open[nowhere].len();
-            open[nowhere].push(pos);
+            positions.push(pos);
+            pos += 1;
             cards.push(c as u32);
         }
     }
+    starts.push(positions.len());
     cards.sort_unstable();
-    Unseen { open, cards }
+    Unseen { positions, starts, cards }
+}
+
+/// For each item (a component to deal), the places it may go to: one flat list, item after
+/// item.
+struct Allowed {
+    places: Vec<usize>,
+    /// Where each item's places begin in `places` (one more entry: the end).
+    starts: Vec<usize>,
+}
+
+impl Allowed {
+    fn of(&self, item: usize) -> &[usize] {
+        &self.places[self.starts[item]..self.starts[item + 1]]
+    }
+
+    fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
 }
 
 /// Deals the components `seat` cannot see anew among the places it cannot see into.
 fn redeal(game: &Game, knowledge: &Knowledge, st: &mut State, seat: usize, rng: &mut GameRng) -> Result<(), PlayError> {
     let unseen = unseen(game, knowledge, st, seat);
-    let mut cap: Vec<usize> = unseen.open.iter().map(Vec::len).collect();
-    let allowed: Vec<Vec<usize>> =
-        unseen.cards.iter().map(|c| knowledge.possible(seat, *c as usize).filter(|p| cap[*p] > 0).collect()).collect();
+    let places = knowledge.places();
+    let mut cap: Vec<usize> = (0..places).map(|p| unseen.open(p).len()).collect();
+    // Room for two places a component (mostly there are one or two: a seat's own hand, the
+    // others' hands and the deck).
+    let mut allowed = Allowed {
+        places: Vec::with_capacity(2 * unseen.cards.len()),
+        starts: Vec::with_capacity(unseen.cards.len() + 1),
+    };
+    for c in &unseen.cards {
+        allowed.starts.push(allowed.places.len());
+        allowed.places.extend(knowledge.possible(seat, *c as usize).filter(|p| cap[*p] > 0));
+    }
+    allowed.starts.push(allowed.places.len());
     let assigned = assign(&allowed, &mut cap, rng).ok_or_else(|| {
         PlayError::Rule(format!(
             "cannot deal the components {} cannot see consistently with what it saw (a move the engine did not follow?)",
             game.rules.seat_name(seat)
         ))
     })?;
-    let mut by_place: Vec<Vec<u32>> = vec![Vec::new(); unseen.open.len()];
+    // The components dealt to each place, place after place, in index order within a place.
+    let dealt_starts = unseen.starts.clone();
+    let mut next = dealt_starts.clone();
+    let mut dealt = vec![0u32; unseen.cards.len()];
     for (i, place) in assigned.iter().enumerate() {
-        by_place[*place].push(unseen.cards[i]);
+        dealt[next[*place]] = unseen.cards[i];
+        next[*place] += 1;
     }
-    let nowhere = knowledge.places() - 1;
     for (z, slots) in st.zones.iter_mut().enumerate() {
         for (o, slot) in slots.iter_mut().enumerate() {
             let place = knowledge.place((z as u32, o as u32));
-            let cards = &mut by_place[place];
+            let cards = &mut dealt[dealt_starts[place]..dealt_starts[place + 1]];
             rng.shuffle(cards);
-            for (pos, c) in unseen.open[place].iter().zip(cards.iter()) {
+            for (pos, c) in unseen.open(place).iter().zip(cards.iter()) {
                 slot.cards[*pos] = *c;
                 st.location[*c as usize] = (z as u32, o as u32);
             }
         }
     }
-    for c in &by_place[nowhere] {
+    let nowhere = places - 1;
+    for c in &dealt[dealt_starts[nowhere]..dealt_starts[nowhere + 1]] {
         st.location[*c as usize] = NOWHERE;
     }
     Ok(())
@@ -149,17 +200,20 @@ fn redeal(game: &Game, knowledge: &Knowledge, st: &mut State, seat: usize, rng: 
 /// the most constrained first, each to a place drawn in proportion to the room left there;
 /// an item that finds no room moves others along (an augmenting path). `None` if no
 /// assignment exists.
-fn assign(allowed: &[Vec<usize>], cap: &mut [usize], rng: &mut GameRng) -> Option<Vec<usize>> {
-    let mut order: Vec<usize> = (0..allowed.len()).collect();
-    rng.shuffle(&mut order);
-    order.sort_by_key(|i| allowed[*i].len());
-    let mut at = vec![usize::MAX; allowed.len()];
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); cap.len()];
-    for i in order {
-        let room: usize = allowed[i].iter().map(|p| cap[*p]).sum();
+fn assign(allowed: &Allowed, cap: &mut [usize], rng: &mut GameRng) -> Option<Vec<usize>> {
+    let n = allowed.len();
+    let mut shuffled: Vec<usize> = (0..n).collect();
+    rng.shuffle(&mut shuffled);
+    let order = by_choices(allowed, &shuffled);
+    let mut at = vec![usize::MAX; n];
+    // The items each place holds, in the order they came: only an augmenting path reads
+    // them, so they are listed when the first one is needed (`members_so_far`).
+    let mut members: Option<Vec<Vec<usize>>> = None;
+    for (k, &i) in order.iter().enumerate() {
+        let room: usize = allowed.of(i).iter().map(|p| cap[*p]).sum();
         if room > 0 {
             let mut pick = rng.below(room as u64) as usize;
-            let place = *allowed[i].iter().find(|p| {
+            let place = *allowed.of(i).iter().find(|p| {
                 if pick < cap[**p] {
                     true
                 } else {
@@ -168,11 +222,14 @@ fn assign(allowed: &[Vec<usize>], cap: &mut [usize], rng: &mut GameRng) -> Optio
                 }
             })?;
             cap[place] -= 1;
-            members[place].push(i);
+            if let Some(m) = members.as_mut() {
+                m[place].push(i);
+            }
             at[i] = place;
         } else {
+            let members = members.get_or_insert_with(|| members_so_far(&order[..k], &at, cap.len()));
             let mut visited = vec![false; cap.len()];
-            if !augment(i, allowed, cap, &mut members, &mut at, &mut visited) {
+            if !augment(i, allowed, cap, members, &mut at, &mut visited) {
                 return None;
             }
         }
@@ -180,16 +237,47 @@ fn assign(allowed: &[Vec<usize>], cap: &mut [usize], rng: &mut GameRng) -> Optio
     Some(at)
 }
 
+/// `items` (all different) ordered by how many places each may go to, fewest first, in their
+/// given order among equals: a stable counting sort.
+fn by_choices(allowed: &Allowed, items: &[usize]) -> Vec<usize> {
+    let most = items.iter().map(|i| allowed.of(*i).len()).max().unwrap_or(0);
+    let mut next = vec![0usize; most + 1];
+    for i in items {
+        next[allowed.of(*i).len()] += 1;
+    }
+    let mut start = 0;
+    for slot in next.iter_mut() {
+        (*slot, start) = (start, start + *slot);
+    }
+    let mut sorted = vec![0usize; items.len()];
+    for &i in items {
+        let len = allowed.of(i).len();
+        sorted[next[len]] = i;
+        next[len] += 1;
+    }
+    sorted
+}
+
+/// The items each place holds after the items `done` were placed one by one (each pushed as
+/// it was placed, none moved yet): what [`assign`] would have listed from the start.
+fn members_so_far(done: &[usize], at: &[usize], places: usize) -> Vec<Vec<usize>> {
+    let mut members = vec![Vec::new(); places];
+    for &i in done {
+        members[at[i]].push(i);
+    }
+    members
+}
+
 /// Finds item `i` a place, moving items already placed along a chain if needed.
 fn augment(
     i: usize,
-    allowed: &[Vec<usize>],
+    allowed: &Allowed,
     cap: &mut [usize],
     members: &mut [Vec<usize>],
     at: &mut [usize],
     visited: &mut [bool],
 ) -> bool {
-    for &p in &allowed[i] {
+    for &p in allowed.of(i) {
         if visited[p] {
             continue;
         }
@@ -271,9 +359,9 @@ fn reset_secret_values(game: &Game, st: &mut State, seat: usize) {
 
 /// Other seats' unrevealed commits are forgotten and their options worked out anew in the
 /// sampled state (their hands are not the true ones any more).
-fn reopen_commits(game: &Game, st: &mut State, seat: usize) -> Result<(), PlayError> {
+fn reopen_commits(game: &Game, st: &mut Box<State>, seat: usize) -> Result<(), PlayError> {
     let Some(mut pending) = st.pending.take() else { return Ok(()) };
-    let mut work = Work::new(std::mem::replace(st, State::empty()), false);
+    let mut work = Work::new(std::mem::replace(st, Box::new(State::empty())), false);
     for (slot, &p) in pending.players.iter().enumerate() {
         if p == seat {
             continue;
@@ -293,7 +381,7 @@ fn reopen_commits(game: &Game, st: &mut State, seat: usize) -> Result<(), PlayEr
         pending.chosen[slot] = game.auto_choice(&mut work, pending.decision, p, &options, &pending.ctx)?;
         pending.options[slot] = options;
     }
-    *st = *work.state;
+    *st = work.state;
     st.pending = Some(pending);
     Ok(())
 }
@@ -428,7 +516,7 @@ mod tests {
         for (z, slots) in st.zones.iter().enumerate() {
             for o in 0..slots.len() {
                 let place = knowledge.place((z as u32, o as u32));
-                for pos in &u.open[place] {
+                for pos in u.open(place) {
                     spots.push((place, z, o, *pos));
                 }
             }
@@ -473,6 +561,104 @@ mod tests {
             }
         }
         st.rng = GameRng::new(rng.below(u64::MAX));
+    }
+
+    /// [`assign`] as it was written first: the places' members listed from the start, the
+    /// items ordered by a stable sort, one list of places per item.
+    fn assign_eagerly(allowed: &[Vec<usize>], cap: &mut [usize], rng: &mut GameRng) -> Option<Vec<usize>> {
+        let mut order: Vec<usize> = (0..allowed.len()).collect();
+        rng.shuffle(&mut order);
+        order.sort_by_key(|i| allowed[*i].len());
+        let mut at = vec![usize::MAX; allowed.len()];
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); cap.len()];
+        let flat = Allowed {
+            places: allowed.concat(),
+            starts: std::iter::once(0)
+                .chain(allowed.iter().scan(0, |end, a| {
+                    *end += a.len();
+                    Some(*end)
+                }))
+                .collect(),
+        };
+        for i in order {
+            let room: usize = allowed[i].iter().map(|p| cap[*p]).sum();
+            if room > 0 {
+                let mut pick = rng.below(room as u64) as usize;
+                let place = *allowed[i].iter().find(|p| {
+                    if pick < cap[**p] {
+                        true
+                    } else {
+                        pick -= cap[**p];
+                        false
+                    }
+                })?;
+                cap[place] -= 1;
+                members[place].push(i);
+                at[i] = place;
+            } else {
+                let mut visited = vec![false; cap.len()];
+                if !augment(i, &flat, cap, &mut members, &mut at, &mut visited) {
+                    return None;
+                }
+            }
+        }
+        Some(at)
+    }
+
+    /// The flat lists, the counting sort and the members listed only for the first augmenting
+    /// path draw exactly what the first way drew: random instances, many of which need
+    /// augmenting paths (tight capacities) and some of which have no assignment.
+    #[test]
+    fn assigning_places_draws_as_the_first_way_did() {
+        let mut gen = GameRng::new(5);
+        let mut augmented = 0;
+        for case in 0..3000 {
+            let places = 1 + gen.below(6) as usize;
+            let cap: Vec<usize> = (0..places).map(|_| gen.below(4) as usize).collect();
+            let items = cap.iter().sum::<usize>();
+            let allowed: Vec<Vec<usize>> =
+                (0..items).map(|_| (0..places).filter(|p| cap[*p] > 0 && gen.below(3) > 0).collect()).collect();
+            let flat = Allowed {
+                places: allowed.concat(),
+                starts: std::iter::once(0)
+                    .chain(allowed.iter().scan(0, |end, a| {
+                        *end += a.len();
+                        Some(*end)
+                    }))
+                    .collect(),
+            };
+            let (mut cap_a, mut cap_b) = (cap.clone(), cap.clone());
+            let a = assign(&flat, &mut cap_a, &mut GameRng::new(case));
+            let b = assign_eagerly(&allowed, &mut cap_b, &mut GameRng::new(case));
+            assert_eq!(a, b, "case {case}: {allowed:?} into {cap:?}");
+            assert_eq!(cap_a, cap_b, "case {case}");
+            // Whether the draws alone placed every item, or an augmenting path was needed.
+            let greedy_fills = {
+                let (mut cap, mut rng) = (cap.clone(), GameRng::new(case));
+                let mut order: Vec<usize> = (0..items).collect();
+                rng.shuffle(&mut order);
+                order.sort_by_key(|i| allowed[*i].len());
+                order.iter().all(|i| {
+                    let room: usize = allowed[*i].iter().map(|p| cap[*p]).sum();
+                    if room == 0 {
+                        return false;
+                    }
+                    let mut pick = rng.below(room as u64) as usize;
+                    for p in &allowed[*i] {
+                        if pick < cap[*p] {
+                            cap[*p] -= 1;
+                            break;
+                        }
+                        pick -= cap[*p];
+                    }
+                    true
+                })
+            };
+            if !greedy_fills {
+                augmented += 1;
+            }
+        }
+        assert!(augmented > 100, "only {augmented} instances needed an augmenting path");
     }
 
     proptest::proptest! {

@@ -29,6 +29,22 @@ pub struct Knowledge {
     bits: Vec<Vec<u64>>,
 }
 
+/// The set bits of a word, lowest first.
+struct SetBits(u64);
+
+impl Iterator for SetBits {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.0 == 0 {
+            return None;
+        }
+        let bit = self.0.trailing_zeros() as usize;
+        self.0 &= self.0 - 1;
+        Some(bit)
+    }
+}
+
 /// Whether `seat` sees everything in the slot `owner` of a zone with this visibility.
 pub fn sees_all(vis: Visibility, per_player: bool, owner: usize, seat: usize) -> bool {
     match vis {
@@ -88,7 +104,10 @@ impl Knowledge {
 
     /// The places `seat` thinks component `c` may be at.
     pub fn possible(&self, seat: usize, c: usize) -> impl Iterator<Item = usize> + '_ {
-        (0..self.places).filter(move |p| self.may_be(seat, c, *p))
+        // The set bits of the component's row, word by word, lowest first (no bit past the
+        // last place is ever set).
+        let row = self.bits[seat].get(c * self.words..(c + 1) * self.words).unwrap_or(&[]);
+        row.iter().enumerate().flat_map(|(w, &word)| SetBits(word).map(move |b| w * 64 + b))
     }
 
     fn row(&mut self, seat: usize, c: usize) -> &mut [u64] {
@@ -201,5 +220,29 @@ impl Knowledge {
                 self.know(seat, *c as usize, place);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_places_a_component_may_be_at_are_its_set_bits_in_order_across_words() {
+        // 70 places (two words a component), one seat, three components.
+        let mut k = Knowledge { base: vec![0], places: 70, words: 2, bits: vec![vec![0; 6]] };
+        for (c, place) in [(0, 0), (0, 63), (0, 64), (0, 69), (1, 5), (1, 6), (1, 41)] {
+            k.set(0, c, place);
+        }
+        for c in 0..3 {
+            let by_bit: Vec<usize> = k.possible(0, c).collect();
+            let by_place: Vec<usize> = (0..k.places).filter(|p| k.may_be(0, c, *p)).collect();
+            assert_eq!(by_bit, by_place, "component {c}");
+        }
+        assert_eq!(k.possible(0, 0).collect::<Vec<_>>(), [0, 63, 64, 69]);
+        assert_eq!(k.possible(0, 2).count(), 0);
+        // A component the rows do not cover (created after the knowledge was made) may be
+        // nowhere known.
+        assert_eq!(k.possible(0, 3).count(), 0);
     }
 }

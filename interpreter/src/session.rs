@@ -105,6 +105,19 @@ impl Drop for Session<'_> {
     }
 }
 
+/// A copy of `source` made in the buffers of the last session dropped on this thread, when
+/// there is one (a search's samples, made and dropped one after the other, then allocate
+/// almost nothing).
+pub(crate) fn copy_in_spare(source: &State) -> Box<State> {
+    match SPARE_STATE.with(std::cell::Cell::take) {
+        Some(mut spare) => {
+            (*spare).clone_from(source);
+            spare
+        }
+        None => Box::new(source.clone()),
+    }
+}
+
 /// A game started: the initial state, setup run and the flow advanced to the first decision
 /// (the state still holds its trace when tracking), and the knowledge followed from there.
 fn started(game: &Game, start: &rollback::Start) -> Result<(Work, Option<Box<Knowledge>>), PlayError> {
@@ -196,10 +209,10 @@ impl<'g> Session<'g> {
 
     /// A session around a state made elsewhere (a determinization: see
     /// [`crate::determinize`]), with no log, no history and no knowledge followed.
-    pub(crate) fn from_state(game: &'g Game, state: State, seed: u64) -> Session<'g> {
+    pub(crate) fn from_state(game: &'g Game, state: Box<State>, seed: u64) -> Session<'g> {
         Session {
             game,
-            state: Box::new(state),
+            state,
             log: Vec::new(),
             history: Vec::new(),
             keeping_moves: true,
