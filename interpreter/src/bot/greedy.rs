@@ -53,7 +53,9 @@ impl Bot for GreedyBot {
         let mut first_error = None;
         for _ in 0..self.samples {
             let seed = self.rng.below(u64::MAX);
-            let result = obs.sample(seed).and_then(|base| {
+            let result = obs.sample(seed).and_then(|mut base| {
+                // Nobody reads the moves of a lookahead (its copies inherit this).
+                base.forget_moves();
                 let mut values = Vec::with_capacity(n);
                 for i in 0..n {
                     let mut s = base.clone();

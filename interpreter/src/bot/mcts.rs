@@ -19,6 +19,7 @@ use super::{Bot, BotSpec, Observation};
 use crate::error::PlayError;
 use crate::rng::GameRng;
 use crate::session::Session;
+use crate::value::NameHasher;
 use crate::Game;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -117,15 +118,19 @@ struct Bandit {
 #[derive(Default)]
 struct Node {
     bandits: Vec<Bandit>,
-    /// Child per joint choice (one key, or one per committing seat).
-    children: Vec<(Vec<Key>, usize)>,
+    /// Child per joint choice (one key, or one per committing seat), found by hashing: a
+    /// node of a simultaneous decision has a child per pair of choices (169 at the first bid
+    /// of Goofspiel), which a list would compare one by one at every visit.
+    children: HashMap<Vec<Key>, usize, NameHasher>,
 }
 
 /// The search tree of one decision.
 #[derive(Default)]
 struct Tree {
     nodes: Vec<Node>,
-    keys: HashMap<Box<str>, Key>,
+    /// Hashed with the engine's fast fixed-key hasher (every option of every node visited is
+    /// looked up; the keys are numbered in the order they come, whatever the hasher).
+    keys: HashMap<Box<str>, Key, NameHasher>,
 }
 
 impl Tree {
@@ -178,9 +183,12 @@ impl MctsBot {
             legal.push((i, e));
         }
         let edges = &tree.nodes[node].bandits[b].edges;
-        let untried: Vec<&(usize, usize)> = legal.iter().filter(|(_, e)| edges[*e].visits == 0).collect();
-        if !untried.is_empty() {
-            let (i, e) = *untried[self.rng.below(untried.len() as u64) as usize];
+        // An untried one at random (counted, then found again: no list made).
+        let untried = |(_, e): &&(usize, usize)| edges[*e].visits == 0;
+        let count = legal.iter().filter(untried).count();
+        if count > 0 {
+            let k = self.rng.below(count as u64) as usize;
+            let &(i, e) = legal.iter().filter(untried).nth(k).expect("k < count");
             return (i, b, e);
         }
         let ucb = |e: &Edge| e.total / e.visits as f64 + self.c * ((e.available as f64).ln() / e.visits as f64).sqrt();
@@ -195,6 +203,8 @@ impl MctsBot {
     /// One iteration on a fresh sample: down the tree, one new node, a playout, the returns.
     fn iterate(&mut self, tree: &mut Tree, obs: &dyn Observation) -> Result<(), PlayError> {
         let mut d = obs.sample(self.rng.below(u64::MAX))?;
+        // Nobody reads the moves of a simulation: recording each would cost on every answer.
+        d.forget_moves();
         let mut node = 0;
         let mut path: Vec<Step> = Vec::new();
         while !d.is_over() {
@@ -216,12 +226,12 @@ impl MctsBot {
                 d.apply_index(p, i)?;
                 path.push(Step { node, bandit: b, edge: e });
             }
-            match tree.nodes[node].children.iter().find(|(k, _)| *k == joint) {
-                Some((_, child)) => node = *child,
+            match tree.nodes[node].children.get(&joint) {
+                Some(child) => node = *child,
                 None => {
                     tree.nodes.push(Node::default());
                     let child = tree.nodes.len() - 1;
-                    tree.nodes[node].children.push((joint, child));
+                    tree.nodes[node].children.insert(joint, child);
                     break;
                 }
             }
@@ -281,7 +291,7 @@ impl Bot for MctsBot {
             return Ok(0);
         }
         let seat = obs.player();
-        let mut tree = Tree { nodes: vec![Node::default()], keys: HashMap::new() };
+        let mut tree = Tree { nodes: vec![Node::default()], keys: HashMap::default() };
         let start = Instant::now();
         let (mut done, mut failed) = (0u64, 0u64);
         let mut first_error = None;
