@@ -19,10 +19,9 @@ impl GameRng {
     /// A uniformly random integer in `0..n` (`n > 0`), without modulo bias.
     pub fn below(&mut self, n: u64) -> u64 {
         assert!(n > 0, "below(0)");
-        let zone = u64::MAX - (u64::MAX % n + 1) % n;
         loop {
             let x = self.0.next_u64();
-            if x <= zone {
+            if in_zone(x, n) {
                 return x % n;
             }
         }
@@ -35,6 +34,15 @@ impl GameRng {
             items.swap(i, j);
         }
     }
+}
+
+/// Whether draw `x` lies in the zone [`GameRng::below`] keeps for `n` (`n > 0`): all but the
+/// last `2^64 mod n` values, which it draws again. Every draw up to `u64::MAX - (n - 1)` lies in
+/// the zone (`2^64 mod n < n`), so only a draw that far up, once in `2^64 / n`, pays the
+/// division that finds the zone's end.
+#[inline(always)]
+fn in_zone(x: u64, n: u64) -> bool {
+    x <= u64::MAX - (n - 1) || x <= u64::MAX - (u64::MAX % n + 1) % n
 }
 
 /// Derives the seed of game `index` of a series from the series seed (SplitMix64), so games
@@ -58,6 +66,20 @@ mod tests {
         let ys: Vec<u64> = (0..20).map(|_| b.below(13)).collect();
         assert_eq!(xs, ys);
         assert!(xs.iter().all(|x| *x < 13));
+    }
+
+    #[test]
+    fn the_zone_without_its_division_is_the_zone() {
+        let zone = |n: u64| u64::MAX - (u64::MAX % n + 1) % n;
+        let sizes = [1, 2, 3, 7, 13, 36, 1 << 32, (1 << 63) - 1, 1 << 63, (1 << 63) + 1, u64::MAX - 1, u64::MAX];
+        for n in sizes {
+            // Every draw near the top (where the zone ends), and some further down.
+            let top = (u64::MAX - n.min(1000).saturating_mul(2))..=u64::MAX;
+            let low = [0, 1, n - 1, n, u64::MAX / 2, u64::MAX - n];
+            for x in top.chain(low) {
+                assert_eq!(in_zone(x, n), x <= zone(n), "draw {x} for {n}");
+            }
+        }
     }
 
     #[test]
