@@ -29,19 +29,29 @@ pub struct Knowledge {
     bits: Vec<Vec<u64>>,
 }
 
-/// The set bits of a word, lowest first.
-struct SetBits(u64);
+/// The numbers of the set bits of a row of words, lowest first (bit `b` of word `w` is
+/// number `64 * w + b`).
+struct SetBits<'a> {
+    /// The words not read yet.
+    rest: &'a [u64],
+    /// The bits of the word being read not given yet.
+    word: u64,
+    /// The number of the next word's bit 0.
+    next: usize,
+}
 
-impl Iterator for SetBits {
+impl Iterator for SetBits<'_> {
     type Item = usize;
 
     fn next(&mut self) -> Option<usize> {
-        if self.0 == 0 {
-            return None;
+        while self.word == 0 {
+            let (first, rest) = self.rest.split_first()?;
+            (self.word, self.rest) = (*first, rest);
+            self.next += 64;
         }
-        let bit = self.0.trailing_zeros() as usize;
-        self.0 &= self.0 - 1;
-        Some(bit)
+        let bit = self.word.trailing_zeros() as usize;
+        self.word &= self.word - 1;
+        Some(self.next - 64 + bit)
     }
 }
 
@@ -107,7 +117,7 @@ impl Knowledge {
         // The set bits of the component's row, word by word, lowest first (no bit past the
         // last place is ever set).
         let row = self.bits[seat].get(c * self.words..(c + 1) * self.words).unwrap_or(&[]);
-        row.iter().enumerate().flat_map(|(w, &word)| SetBits(word).map(move |b| w * 64 + b))
+        SetBits { rest: row, word: 0, next: 0 }
     }
 
     fn row(&mut self, seat: usize, c: usize) -> &mut [u64] {
