@@ -155,6 +155,14 @@ impl Tree {
     }
 }
 
+/// `ln(n)`: read from a table of `f64::ln`'s own values for the counts a search mostly meets
+/// (every option at every visit asks), worked out for larger ones.
+fn ln_count(n: u32) -> f64 {
+    static TABLE: std::sync::OnceLock<Box<[f64]>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..4096u32).map(|k| f64::from(k).ln()).collect());
+    table.get(n as usize).copied().unwrap_or_else(|| f64::from(n).ln())
+}
+
 /// A choice made on the way down: which edge of which bandit of which node.
 struct Step {
     node: usize,
@@ -191,11 +199,12 @@ impl MctsBot {
             let &(i, e) = legal.iter().filter(untried).nth(k).expect("k < count");
             return (i, b, e);
         }
-        let ucb = |e: &Edge| e.total / e.visits as f64 + self.c * ((e.available as f64).ln() / e.visits as f64).sqrt();
-        let (i, e) = legal
+        let ucb = |e: &Edge| e.total / e.visits as f64 + self.c * (ln_count(e.available) / e.visits as f64).sqrt();
+        // Each option's bound worked out once; the last of equal bests wins, as `max_by` has it.
+        let (_, i, e) = legal
             .iter()
-            .copied()
-            .max_by(|a, b| ucb(&edges[a.1]).total_cmp(&ucb(&edges[b.1])))
+            .map(|&(i, e)| (ucb(&edges[e]), i, e))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
             .expect("a seat to act has options");
         (i, b, e)
     }
@@ -329,5 +338,17 @@ impl Bot for MctsBot {
             })
             .expect("n > 1");
         Ok(best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ln_count;
+
+    #[test]
+    fn counts_have_their_own_logarithms_in_and_past_the_table() {
+        for n in [0u32, 1, 2, 3, 100, 4095, 4096, 4097, 1 << 20, u32::MAX] {
+            assert_eq!(ln_count(n).to_bits(), f64::from(n).ln().to_bits(), "ln {n}");
+        }
     }
 }
