@@ -44,24 +44,39 @@ pub fn sample<'g>(session: &Session<'g>, seat: usize, seed: u64) -> Result<Sessi
     let mut last_error = None;
     for attempt in 0..ATTEMPTS {
         let seed = derive_seed(seed, attempt);
-        let mut rng = GameRng::new(derive_seed(seed, 0x5A3B1E));
-        let mut st = crate::session::copy_in_spare(session.state());
-        st.trace = None;
-        st.pushed_out.clear();
-        // Draws a scenario fixed are not the seat's to know.
-        st.forced_draws.clear();
-        let drawn = redeal(game, knowledge, &mut st, seat, &mut rng).and_then(|()| {
-            reset_secret_values(game, &mut st, seat);
-            reroll_unseen_dice(game, &mut st, seat, &mut rng);
-            st.rng = GameRng::new(derive_seed(seed, 0xD1CE));
-            reopen_commits(game, &mut st, seat)
-        });
-        match drawn {
-            Ok(()) => return Ok(Session::from_state(game, st, session.seed())),
+        // A transaction, as every other state change of the engine: the scripts that work out
+        // the other seats' options again (`reopen_commits`) run compiled, and if one gives up,
+        // the attempt is drawn again from the start with Rhai alone (the same draws: they
+        // come from the seed). Outside one, Rhai would interpret every call.
+        match crate::script::transaction(|| draw(game, session, knowledge, seat, seed)) {
+            Ok(st) => return Ok(Session::from_state(game, st, session.seed())),
             Err(e) => last_error = Some(e),
         }
     }
     Err(last_error.expect("at least one attempt"))
+}
+
+/// One attempt of [`sample`]: the state of `session`, what `seat` cannot see drawn anew from
+/// `seed`.
+fn draw(
+    game: &Game,
+    session: &Session<'_>,
+    knowledge: &Knowledge,
+    seat: usize,
+    seed: u64,
+) -> Result<Box<State>, PlayError> {
+    let mut rng = GameRng::new(derive_seed(seed, 0x5A3B1E));
+    let mut st = crate::session::copy_in_spare(session.state());
+    st.trace = None;
+    st.pushed_out.clear();
+    // Draws a scenario fixed are not the seat's to know.
+    st.forced_draws.clear();
+    redeal(game, knowledge, &mut st, seat, &mut rng)?;
+    reset_secret_values(game, &mut st, seat);
+    reroll_unseen_dice(game, &mut st, seat, &mut rng);
+    st.rng = GameRng::new(derive_seed(seed, 0xD1CE));
+    reopen_commits(game, &mut st, seat)?;
+    Ok(st)
 }
 
 /// Draws a sample tries before giving up: a draw the game's own rules contradict (a seat the
