@@ -578,6 +578,15 @@ mod tests {
         st.rng = GameRng::new(rng.below(u64::MAX));
     }
 
+    /// One list of places per item, as one flat list ([`Allowed`]).
+    fn flat(allowed: &[Vec<usize>]) -> Allowed {
+        let mut starts = vec![0];
+        for a in allowed {
+            starts.push(starts[starts.len() - 1] + a.len());
+        }
+        Allowed { places: allowed.concat(), starts }
+    }
+
     /// [`assign`] as it was written first: the places' members listed from the start, the
     /// items ordered by a stable sort, one list of places per item.
     fn assign_eagerly(allowed: &[Vec<usize>], cap: &mut [usize], rng: &mut GameRng) -> Option<Vec<usize>> {
@@ -586,15 +595,7 @@ mod tests {
         order.sort_by_key(|i| allowed[*i].len());
         let mut at = vec![usize::MAX; allowed.len()];
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); cap.len()];
-        let flat = Allowed {
-            places: allowed.concat(),
-            starts: std::iter::once(0)
-                .chain(allowed.iter().scan(0, |end, a| {
-                    *end += a.len();
-                    Some(*end)
-                }))
-                .collect(),
-        };
+        let flat = flat(allowed);
         for i in order {
             let room: usize = allowed[i].iter().map(|p| cap[*p]).sum();
             if room > 0 {
@@ -633,15 +634,7 @@ mod tests {
             let items = cap.iter().sum::<usize>();
             let allowed: Vec<Vec<usize>> =
                 (0..items).map(|_| (0..places).filter(|p| cap[*p] > 0 && gen.below(3) > 0).collect()).collect();
-            let flat = Allowed {
-                places: allowed.concat(),
-                starts: std::iter::once(0)
-                    .chain(allowed.iter().scan(0, |end, a| {
-                        *end += a.len();
-                        Some(*end)
-                    }))
-                    .collect(),
-            };
+            let flat = flat(&allowed);
             let (mut cap_a, mut cap_b) = (cap.clone(), cap.clone());
             let a = assign(&flat, &mut cap_a, &mut GameRng::new(case));
             let b = assign_eagerly(&allowed, &mut cap_b, &mut GameRng::new(case));

@@ -119,8 +119,8 @@ struct Bandit {
 struct Node {
     bandits: Vec<Bandit>,
     /// Child per joint choice (one key, or one per committing seat), found by hashing: a
-    /// node of a simultaneous decision has a child per pair of choices (169 at the first bid
-    /// of Goofspiel), which a list would compare one by one at every visit.
+    /// node of a simultaneous decision has a child per combination of choices (169 for two
+    /// seats with 13 options each), which a list would compare one by one at every visit.
     children: HashMap<Vec<Key>, usize, NameHasher>,
 }
 
