@@ -84,128 +84,137 @@ fn draw(
 /// conditions the sample on what the seat saw of the flow.
 const ATTEMPTS: u64 = 50;
 
-/// The places `seat` cannot see into, with the positions in each that it cannot see: one
-/// flat list, place after place (places are numbered zone after zone, "nowhere" last, in the
-/// order the zones are walked), so a sample allocates one list, not one per place.
-struct Unseen {
-    /// The positions (indexes into the zone's cards) to fill, place after place.
-    positions: Vec<usize>,
-    /// Where each place's positions begin in `positions` (one more entry: the end).
+/// Short lists kept one after the other in one flat list, so that a sample allocates one list
+/// for them all, not one each (a list per place, a list per component).
+struct Lists<T> {
+    items: Vec<T>,
+    /// Where each list begins in `items`, and one more entry: where the list being filled
+    /// begins.
     starts: Vec<usize>,
+}
+
+impl<T> Lists<T> {
+    /// No list yet, with room for `lists` lists of `items` items in all.
+    fn with_capacity(lists: usize, items: usize) -> Lists<T> {
+        let mut starts = Vec::with_capacity(lists + 1);
+        starts.push(0);
+        Lists { items: Vec::with_capacity(items), starts }
+    }
+
+    /// Adds `item` to the list being filled.
+    fn push(&mut self, item: T) {
+        self.items.push(item);
+    }
+
+    /// Ends the list being filled; the next item begins a new one.
+    fn end_list(&mut self) {
+        self.starts.push(self.items.len());
+    }
+
+    /// Where list `i` lies in the flat list.
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        self.starts[i]..self.starts[i + 1]
+    }
+
+    /// List `i`.
+    fn get(&self, i: usize) -> &[T] {
+        &self.items[self.range(i)]
+    }
+
+    /// The number of lists ended.
+    fn len(&self) -> usize {
+        self.starts.len() - 1
+    }
+}
+
+/// The places `seat` cannot see into, with the positions in each that it cannot see.
+struct Unseen {
+    /// Per place, numbered zone after zone ("nowhere" last, in the order the zones are
+    /// walked): the positions (indexes into the zone's cards) to fill.
+    open: Lists<usize>,
     /// The components at those positions, in index order (who they are is known: everything
     /// the seat does not see).
     cards: Vec<u32>,
-}
-
-impl Unseen {
-    /// The positions of place `place` the seat cannot see.
-    fn open(&self, place: usize) -> &[usize] {
-        &self.positions[self.starts[place]..self.starts[place + 1]]
-    }
 }
 
 fn unseen(game: &Game, knowledge: &Knowledge, st: &State, seat: usize) -> Unseen {
     let r = &game.rules;
     let places = knowledge.places();
     // Room for every component at once: the lists never grow.
-    let mut positions = Vec::with_capacity(st.location.len());
-    let mut starts = Vec::with_capacity(places + 1);
+    let mut open = Lists::with_capacity(places, st.location.len());
     let mut cards = Vec::with_capacity(st.location.len());
     for (z, slots) in st.zones.iter().enumerate() {
         for (o, slot) in slots.iter().enumerate() {
             let place = knowledge.place((z as u32, o as u32));
-            debug_assert_eq!(place, starts.len(), "places are numbered in the order zones are walked");
-            starts.push(positions.len());
-            if knows_all(r, st, z, o, seat) {
-                continue;
-            }
-            let top_seen = st.visibility(r, z, o) == crate::def::Visibility::Top;
-            for (pos, c) in slot.cards.iter().enumerate() {
-                if top_seen && pos + 1 == slot.cards.len() {
-                    continue;
+            debug_assert_eq!(place, open.len(), "places are numbered in the order zones are walked");
+            if !knows_all(r, st, z, o, seat) {
+                let top_seen = st.visibility(r, z, o) == crate::def::Visibility::Top;
+                for (pos, c) in slot.cards.iter().enumerate() {
+                    if !(top_seen && pos + 1 == slot.cards.len()) {
+                        open.push(pos);
+                        cards.push(*c);
+                    }
                 }
-                positions.push(pos);
-                cards.push(*c);
             }
+            open.end_list();
         }
     }
     // Components out of every zone: "nowhere" (the last place) holds as many as it does.
-    debug_assert_eq!(starts.len(), places - 1);
-    starts.push(positions.len());
+    debug_assert_eq!(open.len(), places - 1);
     let mut pos = 0;
     for (c, loc) in st.location.iter().enumerate() {
         if *loc == NOWHERE {
-            positions.push(pos);
+            open.push(pos);
             pos += 1;
             cards.push(c as u32);
         }
     }
-    starts.push(positions.len());
+    open.end_list();
     cards.sort_unstable();
-    Unseen { positions, starts, cards }
-}
-
-/// For each item (a component to deal), the places it may go to: one flat list, item after
-/// item.
-struct Allowed {
-    places: Vec<usize>,
-    /// Where each item's places begin in `places` (one more entry: the end).
-    starts: Vec<usize>,
-}
-
-impl Allowed {
-    fn of(&self, item: usize) -> &[usize] {
-        &self.places[self.starts[item]..self.starts[item + 1]]
-    }
-
-    fn len(&self) -> usize {
-        self.starts.len() - 1
-    }
+    Unseen { open, cards }
 }
 
 /// Deals the components `seat` cannot see anew among the places it cannot see into.
 fn redeal(game: &Game, knowledge: &Knowledge, st: &mut State, seat: usize, rng: &mut GameRng) -> Result<(), PlayError> {
     let unseen = unseen(game, knowledge, st, seat);
     let places = knowledge.places();
-    let mut cap: Vec<usize> = (0..places).map(|p| unseen.open(p).len()).collect();
-    // Room for two places a component (mostly there are one or two: a seat's own hand, the
-    // others' hands and the deck).
-    let mut allowed = Allowed {
-        places: Vec::with_capacity(2 * unseen.cards.len()),
-        starts: Vec::with_capacity(unseen.cards.len() + 1),
-    };
+    let mut cap: Vec<usize> = (0..places).map(|p| unseen.open.get(p).len()).collect();
+    // For each component, the places it may go to. Room for two places a component (mostly
+    // there are one or two: a seat's own hand, the others' hands and the deck).
+    let mut allowed = Lists::with_capacity(unseen.cards.len(), 2 * unseen.cards.len());
     for c in &unseen.cards {
-        allowed.starts.push(allowed.places.len());
-        allowed.places.extend(knowledge.possible(seat, *c as usize).filter(|p| cap[*p] > 0));
+        allowed.items.extend(knowledge.possible(seat, *c as usize).filter(|p| cap[*p] > 0));
+        allowed.end_list();
     }
-    allowed.starts.push(allowed.places.len());
     let assigned = assign(&allowed, &mut cap, rng).ok_or_else(|| {
         PlayError::Rule(format!(
             "cannot deal the components {} cannot see consistently with what it saw (a move the engine did not follow?)",
             game.rules.seat_name(seat)
         ))
     })?;
-    // The components dealt to each place, place after place, in index order within a place.
-    let dealt_starts = unseen.starts.clone();
-    let mut next = dealt_starts.clone();
+    // The components dealt to each place, in index order within a place. Every place is
+    // dealt as many as it has open positions (the components fill every one), so they lie
+    // where the place's open positions lie in `unseen.open`.
+    let mut next = unseen.open.starts.clone();
     let mut dealt = vec![0u32; unseen.cards.len()];
     for (i, place) in assigned.iter().enumerate() {
         dealt[next[*place]] = unseen.cards[i];
         next[*place] += 1;
     }
+    debug_assert!((0..places).all(|p| next[p] == unseen.open.range(p).end));
     for (z, slots) in st.zones.iter_mut().enumerate() {
         for (o, slot) in slots.iter_mut().enumerate() {
             let place = knowledge.place((z as u32, o as u32));
-            let cards = &mut dealt[dealt_starts[place]..dealt_starts[place + 1]];
+            let cards = &mut dealt[unseen.open.range(place)];
             rng.shuffle(cards);
-            for (pos, c) in unseen.open(place).iter().zip(cards.iter()) {
+            for (pos, c) in unseen.open.get(place).iter().zip(cards.iter()) {
                 slot.cards[*pos] = *c;
                 st.location[*c as usize] = (z as u32, o as u32);
             }
         }
     }
     let nowhere = places - 1;
-    for c in &dealt[dealt_starts[nowhere]..dealt_starts[nowhere + 1]] {
+    for c in &dealt[unseen.open.range(nowhere)] {
         st.location[*c as usize] = NOWHERE;
     }
     Ok(())
@@ -215,7 +224,7 @@ fn redeal(game: &Game, knowledge: &Knowledge, st: &mut State, seat: usize, rng: 
 /// the most constrained first, each to a place drawn in proportion to the room left there;
 /// an item that finds no room moves others along (an augmenting path). `None` if no
 /// assignment exists.
-fn assign(allowed: &Allowed, cap: &mut [usize], rng: &mut GameRng) -> Option<Vec<usize>> {
+fn assign(allowed: &Lists<usize>, cap: &mut [usize], rng: &mut GameRng) -> Option<Vec<usize>> {
     let n = allowed.len();
     let mut shuffled: Vec<usize> = (0..n).collect();
     rng.shuffle(&mut shuffled);
@@ -225,10 +234,10 @@ fn assign(allowed: &Allowed, cap: &mut [usize], rng: &mut GameRng) -> Option<Vec
     // them, so they are listed when the first one is needed (`members_so_far`).
     let mut members: Option<Vec<Vec<usize>>> = None;
     for (k, &i) in order.iter().enumerate() {
-        let room: usize = allowed.of(i).iter().map(|p| cap[*p]).sum();
+        let room: usize = allowed.get(i).iter().map(|p| cap[*p]).sum();
         if room > 0 {
             let mut pick = rng.below(room as u64) as usize;
-            let place = *allowed.of(i).iter().find(|p| {
+            let place = *allowed.get(i).iter().find(|p| {
                 if pick < cap[**p] {
                     true
                 } else {
@@ -254,11 +263,11 @@ fn assign(allowed: &Allowed, cap: &mut [usize], rng: &mut GameRng) -> Option<Vec
 
 /// `items` (all different) ordered by how many places each may go to, fewest first, in their
 /// given order among equals: a stable counting sort.
-fn by_choices(allowed: &Allowed, items: &[usize]) -> Vec<usize> {
-    let most = items.iter().map(|i| allowed.of(*i).len()).max().unwrap_or(0);
+fn by_choices(allowed: &Lists<usize>, items: &[usize]) -> Vec<usize> {
+    let most = items.iter().map(|i| allowed.get(*i).len()).max().unwrap_or(0);
     let mut next = vec![0usize; most + 1];
     for i in items {
-        next[allowed.of(*i).len()] += 1;
+        next[allowed.get(*i).len()] += 1;
     }
     let mut start = 0;
     for slot in next.iter_mut() {
@@ -266,7 +275,7 @@ fn by_choices(allowed: &Allowed, items: &[usize]) -> Vec<usize> {
     }
     let mut sorted = vec![0usize; items.len()];
     for &i in items {
-        let len = allowed.of(i).len();
+        let len = allowed.get(i).len();
         sorted[next[len]] = i;
         next[len] += 1;
     }
@@ -286,13 +295,13 @@ fn members_so_far(done: &[usize], at: &[usize], places: usize) -> Vec<Vec<usize>
 /// Finds item `i` a place, moving items already placed along a chain if needed.
 fn augment(
     i: usize,
-    allowed: &Allowed,
+    allowed: &Lists<usize>,
     cap: &mut [usize],
     members: &mut [Vec<usize>],
     at: &mut [usize],
     visited: &mut [bool],
 ) -> bool {
-    for &p in allowed.of(i) {
+    for &p in allowed.get(i) {
         if visited[p] {
             continue;
         }
@@ -531,7 +540,7 @@ mod tests {
         for (z, slots) in st.zones.iter().enumerate() {
             for o in 0..slots.len() {
                 let place = knowledge.place((z as u32, o as u32));
-                for pos in u.open(place) {
+                for pos in u.open.get(place) {
                     spots.push((place, z, o, *pos));
                 }
             }
@@ -578,13 +587,14 @@ mod tests {
         st.rng = GameRng::new(rng.below(u64::MAX));
     }
 
-    /// One list of places per item, as one flat list ([`Allowed`]).
-    fn flat(allowed: &[Vec<usize>]) -> Allowed {
-        let mut starts = vec![0];
-        for a in allowed {
-            starts.push(starts[starts.len() - 1] + a.len());
+    /// One list of places per item, as [`Lists`].
+    fn flat(allowed: &[Vec<usize>]) -> Lists<usize> {
+        let mut lists = Lists::with_capacity(allowed.len(), 0);
+        for places in allowed {
+            places.iter().for_each(|p| lists.push(*p));
+            lists.end_list();
         }
-        Allowed { places: allowed.concat(), starts }
+        lists
     }
 
     /// [`assign`] as it was written first: the places' members listed from the start, the
