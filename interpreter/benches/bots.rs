@@ -1,6 +1,7 @@
 //! What the search bots cost: one `mcts` decision (100 iterations, the game's default playout
-//! depth) and one determinization (a sample of what the seat cannot see), at a mid-game
-//! decision of each bundled game. Time per iteration = decision time / 100.
+//! depth) and one determinization (a sample of what the seat cannot see, drawn as a search
+//! bot draws its samples: from a `Sampler` made once per decision), at a mid-game decision of
+//! each bundled game. Time per iteration = decision time / 100.
 //! Run with `cargo bench --bench bots`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -39,11 +40,12 @@ fn bench(c: &mut Criterion) {
     for (name, players) in GAMES {
         let game = load(name);
         let (session, seat) = position(&game, *players, 12);
+        let sampler = rulebook::determinize::Sampler::new(&session, seat).expect("a tracked game");
         group.bench_function(format!("{name}_{players}p/sample"), |b| {
             let mut seed = 0;
             b.iter(|| {
                 seed += 1;
-                black_box(rulebook::determinize::sample(&session, seat, seed).expect("samples"))
+                black_box(sampler.sample(seed).expect("samples"))
             })
         });
         group.bench_function(format!("{name}_{players}p/mcts_{ITERATIONS}_decision"), |b| {

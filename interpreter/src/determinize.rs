@@ -26,47 +26,95 @@ use crate::error::PlayError;
 use crate::knowledge::{knows_all, Knowledge};
 use crate::rng::{derive_seed, GameRng};
 use crate::script::Work;
-use crate::session::Session;
+use crate::session::{Origin, Session};
 use crate::state::{State, NOWHERE};
 use crate::Game;
+use std::sync::Arc;
 
 /// Samples a complete game consistent with what `seat` knows in `session`, from `seed`.
-/// The session must follow what seats know ([`Session::new_tracked`]).
+/// The session must follow what seats know ([`Session::new_tracked`]). Many samples of one
+/// position are cheaper drawn from one [`Sampler`].
 pub fn sample<'g>(session: &Session<'g>, seat: usize, seed: u64) -> Result<Session<'g>, PlayError> {
-    let game = session.game();
-    let knowledge = session.knowledge().ok_or_else(|| {
-        PlayError::Illegal(
-            "this game does not follow what each seat knows, so hidden information cannot be sampled: \
-             start it with Session::new_tracked"
-                .into(),
-        )
-    })?;
-    let mut last_error = None;
-    for attempt in 0..ATTEMPTS {
-        let seed = derive_seed(seed, attempt);
-        // A transaction, as every other state change of the engine: the scripts that work out
-        // the other seats' options again (`reopen_commits`) run compiled, and if one gives up,
-        // the attempt is drawn again from the start with Rhai alone (the same draws: they
-        // come from the seed). Outside one, Rhai would interpret every call.
-        match crate::script::transaction(|| draw(game, session, knowledge, seat, seed)) {
-            Ok(st) => return Ok(Session::from_state(game, st, session.seed())),
-            Err(e) => last_error = Some(e),
-        }
-    }
-    Err(last_error.expect("at least one attempt"))
+    Sampler::new(session, seat)?.sample(seed)
 }
 
-/// One attempt of [`sample`]: the state of `session`, what `seat` cannot see drawn anew from
-/// `seed`.
-fn draw(
-    game: &Game,
-    session: &Session<'_>,
-    knowledge: &Knowledge,
+/// Draws samples of one position for one seat, from one copy of the session's state and of
+/// what each seat knows. The samples share that copy: one that takes back a failed answer
+/// draws itself again from it, instead of keeping a copy of its own first state.
+pub struct Sampler<'g> {
+    game: &'g Game,
+    ground: Arc<Ground>,
+}
+
+/// What a [`Sampler`]'s samples are drawn from.
+struct Ground {
+    state: State,
+    knowledge: Knowledge,
     seat: usize,
+    /// The session's seed (a sample's session reports it).
     seed: u64,
-) -> Result<Box<State>, PlayError> {
+}
+
+impl<'g> Sampler<'g> {
+    /// Samples of what `seat` knows in `session` (which must follow what seats know:
+    /// [`Session::new_tracked`]).
+    pub fn new(session: &Session<'g>, seat: usize) -> Result<Sampler<'g>, PlayError> {
+        let knowledge = session.knowledge().ok_or_else(|| {
+            PlayError::Illegal(
+                "this game does not follow what each seat knows, so hidden information cannot be sampled: \
+                 start it with Session::new_tracked"
+                    .into(),
+            )
+        })?;
+        let mut state = session.state().clone();
+        // What every sample clears, cleared once (each sample copies less).
+        state.trace = None;
+        state.pushed_out.clear();
+        state.forced_draws.clear();
+        let ground = Ground { state, knowledge: knowledge.clone(), seat, seed: session.seed() };
+        Ok(Sampler { game: session.game(), ground: Arc::new(ground) })
+    }
+
+    /// A complete game consistent with what the seat knows, drawn from `seed`.
+    pub fn sample(&self, seed: u64) -> Result<Session<'g>, PlayError> {
+        let mut last_error = None;
+        for attempt in 0..ATTEMPTS {
+            let key = derive_seed(seed, attempt);
+            match self.ground.draw(self.game, key) {
+                Ok(st) => {
+                    let origin: Arc<dyn Origin> = self.ground.clone();
+                    return Ok(Session::from_state(self.game, st, self.ground.seed, origin, key));
+                }
+                Err(e) => last_error = Some(e),
+            }
+        }
+        Err(last_error.expect("at least one attempt"))
+    }
+}
+
+impl Ground {
+    /// One attempt of [`Sampler::sample`], in a transaction, as every other state change of
+    /// the engine: the scripts that work out the other seats' options again
+    /// (`reopen_commits`) run compiled, and if one gives up, the attempt is drawn again from
+    /// the start with Rhai alone (the same draws: they come from the key). Outside one, Rhai
+    /// would interpret every call.
+    fn draw(&self, game: &Game, key: u64) -> Result<Box<State>, PlayError> {
+        crate::script::transaction(|| draw(game, &self.state, &self.knowledge, self.seat, key))
+    }
+}
+
+/// A sample is drawn again as it was drawn the first time (the same key: the same draws).
+impl Origin for Ground {
+    fn make_again(&self, game: &Game, key: u64) -> Result<Box<State>, PlayError> {
+        self.draw(game, key)
+    }
+}
+
+/// One attempt of [`Sampler::sample`]: `state`, what `seat` cannot see drawn anew from
+/// `seed`.
+fn draw(game: &Game, state: &State, knowledge: &Knowledge, seat: usize, seed: u64) -> Result<Box<State>, PlayError> {
     let mut rng = GameRng::new(derive_seed(seed, 0x5A3B1E));
-    let mut st = crate::session::copy_in_spare(session.state());
+    let mut st = crate::session::copy_in_spare(state);
     st.trace = None;
     st.pushed_out.clear();
     // Draws a scenario fixed are not the seat's to know.

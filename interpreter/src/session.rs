@@ -14,6 +14,7 @@ use serde::Serialize;
 
 mod answer;
 mod rollback;
+pub(crate) use rollback::Origin;
 
 use answer::{Answer, Answered};
 use rollback::Rollback;
@@ -208,8 +209,15 @@ impl<'g> Session<'g> {
     }
 
     /// A session around a state made elsewhere (a determinization: see
-    /// [`crate::determinize`]), with no log, no history and no knowledge followed.
-    pub(crate) fn from_state(game: &'g Game, state: Box<State>, seed: u64) -> Session<'g> {
+    /// [`crate::determinize`]), with no log, no history and no knowledge followed. `origin`
+    /// makes the state again from `key` (its rollback keeps no copy of it).
+    pub(crate) fn from_state(
+        game: &'g Game,
+        state: Box<State>,
+        seed: u64,
+        origin: std::sync::Arc<dyn rollback::Origin>,
+        key: u64,
+    ) -> Session<'g> {
         Session {
             game,
             state,
@@ -221,7 +229,7 @@ impl<'g> Session<'g> {
             seed,
             derived: DerivedValues::default(),
             stand_in: StandIn::default(),
-            rollback: Rollback::default(),
+            rollback: Rollback::from_origin(origin, key),
             knowledge: None,
         }
     }

@@ -191,6 +191,48 @@ fn copies_and_restored_sessions_take_a_failing_answer_back() {
     assert_eq!(json(&s), before, "a failed answer 45 answers after a restore changed the state");
 }
 
+/// A search's sample keeps no copy of its first state: it takes a failing answer back by
+/// drawing itself again from its sampler's copy of the true state, and so do its copies. An
+/// answer whose compiled scripts give up (every `draw`) runs again on the sample drawn again,
+/// and ends as Rhai alone plays the same sample.
+#[test]
+fn samples_take_a_failing_answer_back() {
+    use rulebook::Session;
+    let game = load("tests/fixtures/cursed-option", &[], &[]);
+    let json = |s: &Session| serde_json::to_string(s.state()).unwrap();
+    let mut s = Session::new_tracked(&game, 3, 7, false).unwrap();
+    for step in 0..10 {
+        let p = s.to_act()[0];
+        s.apply(p, if s.is_commit() { "low" } else { ["draw", "discard"][step % 2] }).unwrap();
+    }
+    let sampler = rulebook::determinize::Sampler::new(&s, 0).unwrap();
+    let mut tried = 0;
+    for seed in 0..4 {
+        let mut sample = sampler.sample(seed).unwrap();
+        let mut rhai = rulebook::script::rhai_only(|| sampler.sample(seed)).unwrap();
+        assert_eq!(json(&sample), json(&rhai), "seed {seed}: Rhai drew another sample");
+        // Past the answers kept before a checkpoint is taken (32), and over it again.
+        for step in 0..50 {
+            let p = sample.to_act()[0];
+            if step % 3 != 1 && (!sample.is_commit() || sample.to_act().len() == 1) {
+                let before = json(&sample);
+                let cursed = if sample.is_commit() { "cursed" } else { "curse" };
+                let mut copy = sample.clone();
+                assert!(sample.apply(p, cursed).is_err());
+                assert_eq!(json(&sample), before, "seed {seed}, step {step}: the failed answer changed the sample");
+                assert!(copy.apply(p, cursed).is_err());
+                assert_eq!(json(&copy), before, "seed {seed}, step {step}: the failed answer changed the copy");
+                tried += 1;
+            }
+            let pick = if sample.is_commit() { ["low", "high"][step % 2] } else { ["draw", "discard"][step % 2] };
+            sample.apply(p, pick).unwrap();
+            rulebook::script::rhai_only(|| rhai.apply(p, pick)).unwrap();
+            assert_eq!(json(&sample), json(&rhai), "seed {seed}, step {step}: the sample went elsewhere than Rhai's");
+        }
+    }
+    assert!(tried > 50, "only {tried} failures tried");
+}
+
 #[test]
 fn an_endless_script_stops_with_a_located_error() {
     let game = load("tests/fixtures/endless-loop", &[], &[]);

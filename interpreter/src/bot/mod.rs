@@ -9,6 +9,7 @@ pub mod spec;
 
 pub use spec::{BotSpec, BotTable};
 
+use crate::determinize::Sampler;
 use crate::error::PlayError;
 use crate::rng::{derive_seed, GameRng};
 use crate::session::{OptionInfo, Session};
@@ -37,12 +38,15 @@ pub trait Observation {
 pub struct SeatObservation<'a, 'g> {
     session: &'a Session<'g>,
     player: usize,
+    /// Draws the samples, made at the first one (the samples of a decision share its copy
+    /// of the state).
+    sampler: std::cell::OnceCell<Sampler<'g>>,
 }
 
 impl<'a, 'g> SeatObservation<'a, 'g> {
     /// The observation of `player` in `session`.
     pub fn new(session: &'a Session<'g>, player: usize) -> Self {
-        SeatObservation { session, player }
+        SeatObservation { session, player, sampler: std::cell::OnceCell::new() }
     }
 }
 
@@ -63,7 +67,14 @@ impl Observation for SeatObservation<'_, '_> {
         self.session.game()
     }
     fn sample(&self, seed: u64) -> Result<Session<'_>, PlayError> {
-        crate::determinize::sample(self.session, self.player, seed)
+        let sampler = match self.sampler.get() {
+            Some(sampler) => sampler,
+            None => {
+                let sampler = Sampler::new(self.session, self.player)?;
+                self.sampler.get_or_init(|| sampler)
+            }
+        };
+        sampler.sample(seed)
     }
 }
 

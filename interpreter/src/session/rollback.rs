@@ -4,7 +4,9 @@
 //! session's state in place; when it fails (a script error, a limit), the state before it is
 //! the starting point with the answers since applied again. Game files + state + answers
 //! reproduce a state exactly (the engine is deterministic), so the replay gives the same state
-//! the answers gave the first time.
+//! the answers gave the first time. A session whose first state was made from something
+//! shared (a search's sample, drawn from a copy of the true state: see [`Origin`]) starts
+//! from that instead, and copies no state until it has kept [`MAX_ANSWERS`] answers.
 
 use super::answer::{self, Answer};
 use crate::error::PlayError;
@@ -27,6 +29,15 @@ pub(super) struct Start {
     pub draws: Vec<i64>,
 }
 
+/// Makes a session's first state again, exactly as it was first made, from something shared
+/// by many sessions (a search bot's samples are drawn from one copy of the true state): such
+/// a session takes back a failed answer without a copy of its own first state.
+pub(crate) trait Origin: Send + Sync {
+    /// The first state of the session made with `key` (what tells apart the sessions made
+    /// from this origin: a sample's seed).
+    fn make_again(&self, game: &Game, key: u64) -> Result<Box<State>, PlayError>;
+}
+
 /// Where the recorded answers start from.
 #[derive(Clone, Default)]
 enum Base {
@@ -37,6 +48,8 @@ enum Base {
     Start(Start),
     /// The checkpoint.
     Checkpoint,
+    /// The session's first state, made again by `origin` (no copy needed).
+    Made { origin: Arc<dyn Origin>, key: u64 },
 }
 
 /// Answers kept before a new checkpoint is taken: a failure replays at most this many.
@@ -66,6 +79,11 @@ impl Rollback {
     /// Answers start from the game's start.
     pub(super) fn from_start(start: Start) -> Rollback {
         Rollback { base: Base::Start(start), checkpoint: None, answers: Vec::new() }
+    }
+
+    /// Answers start from the state `origin` makes with `key`.
+    pub(super) fn from_origin(origin: Arc<dyn Origin>, key: u64) -> Rollback {
+        Rollback { base: Base::Made { origin, key }, checkpoint: None, answers: Vec::new() }
     }
 
     /// The session's state changed other than by an answer: the next answer takes a new
@@ -128,6 +146,9 @@ impl Rollback {
                     super::started(game, start).map_err(|e| lost(&format!("the game did not start again: {e}")))?;
                 work.state.trace = None;
                 work.state
+            }
+            (Base::Made { origin, key }, ..) => {
+                origin.make_again(game, *key).map_err(|e| lost(&format!("its first state was not made again: {e}")))?
             }
             (Base::Checkpoint, Some(checkpoint), Some(mut into)) => {
                 (*into).clone_from(checkpoint);
