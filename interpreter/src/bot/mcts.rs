@@ -177,18 +177,25 @@ impl MctsBot {
         let n = d.option_count(seat);
         let b = tree.bandit(node, seat);
         let mut legal = Vec::with_capacity(n);
+        // The options mostly come in the order their edges were made: each is looked for
+        // first right after the last one found.
+        let mut next = 0;
         for i in 0..n {
             let key = tree.key(d.option_id(seat, i).unwrap_or_default());
             let edges = &mut tree.nodes[node].bandits[b].edges;
-            let e = match edges.iter().position(|e| e.key == key) {
-                Some(e) => e,
-                None => {
-                    edges.push(Edge { key, visits: 0, available: 0, total: 0.0 });
-                    edges.len() - 1
-                }
+            let e = match edges.get(next) {
+                Some(edge) if edge.key == key => next,
+                _ => match edges.iter().position(|e| e.key == key) {
+                    Some(e) => e,
+                    None => {
+                        edges.push(Edge { key, visits: 0, available: 0, total: 0.0 });
+                        edges.len() - 1
+                    }
+                },
             };
             edges[e].available += 1;
             legal.push((i, e));
+            next = e + 1;
         }
         let edges = &tree.nodes[node].bandits[b].edges;
         // An untried one at random (counted, then found again: no list made).
