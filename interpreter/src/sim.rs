@@ -210,14 +210,6 @@ pub struct Stats {
     pub max: i64,
 }
 
-impl Stats {
-    fn of(xs: impl Iterator<Item = i64> + Clone) -> Stats {
-        let n = xs.clone().count().max(1) as f64;
-        let sum: i64 = xs.clone().sum();
-        Stats { mean: round3(sum as f64 / n), min: xs.clone().min().unwrap_or(0), max: xs.max().unwrap_or(0) }
-    }
-}
-
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
@@ -353,27 +345,68 @@ fn play(
 }
 
 /// Plays a series of games, calling `progress` after each. Records come back in series order
-/// whatever the number of jobs.
+/// whatever the number of jobs; the first failure in series order stops the series.
 pub fn run(game: &Game, cfg: &SimConfig, progress: &(dyn Fn() + Sync)) -> Result<Vec<GameRecord>, Box<SimFailure>> {
+    let mut records = Vec::with_capacity(usize::try_from(cfg.games).unwrap_or(0).min(1 << 20));
+    run_each(game, cfg, progress, |r| records.push(r))?;
+    Ok(records)
+}
+
+/// Games a worker plays in one chunk of [`run_each`] (a chunk's records are kept until it
+/// ends; the workers wait for each other only at its end).
+const CHUNK_GAMES_PER_JOB: u64 = 2048;
+
+/// Plays a series like [`run`], handing each record to `each` in series order as soon as the
+/// chunk of games it belongs to is done, instead of keeping them all: summarising a series
+/// of a billion games takes no more memory than one of a few thousand. The first failure in
+/// series order stops the series (no later chunk is played) and is returned.
+pub fn run_each(
+    game: &Game,
+    cfg: &SimConfig,
+    progress: &(dyn Fn() + Sync),
+    each: impl FnMut(GameRecord),
+) -> Result<(), Box<SimFailure>> {
+    run_in_chunks(game, cfg, progress, CHUNK_GAMES_PER_JOB * cfg.jobs.max(1) as u64, each)
+}
+
+/// [`run_each`] with chunks of `chunk` games.
+fn run_in_chunks(
+    game: &Game,
+    cfg: &SimConfig,
+    progress: &(dyn Fn() + Sync),
+    chunk: u64,
+    mut each: impl FnMut(GameRecord),
+) -> Result<(), Box<SimFailure>> {
     let one = |i: u64| {
         let play = if cfg.keep_moves { play_one } else { play_one_outcome };
         let r = play(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bots);
         progress();
         r
     };
-    let results: Vec<Result<GameRecord, Box<SimFailure>>> = if cfg.jobs <= 1 {
-        (cfg.first..cfg.first + cfg.games).map(one).collect()
-    } else {
-        match rayon::ThreadPoolBuilder::new()
-            .num_threads(cfg.jobs)
-            .stack_size(crate::script::SCRIPT_STACK_BYTES)
-            .build()
-        {
-            Ok(pool) => pool.install(|| (cfg.first..cfg.first + cfg.games).into_par_iter().map(one).collect()),
-            Err(_) => (cfg.first..cfg.first + cfg.games).map(one).collect(),
+    // One pool for every chunk (none for one job, or when no thread can be started).
+    let pool = (cfg.jobs > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(cfg.jobs)
+                .stack_size(crate::script::SCRIPT_STACK_BYTES)
+                .build()
+                .ok()
+        })
+        .flatten();
+    let end = cfg.first + cfg.games;
+    let mut start = cfg.first;
+    while start < end {
+        let stop = start.saturating_add(chunk.max(1)).min(end);
+        let results: Vec<Result<GameRecord, Box<SimFailure>>> = match &pool {
+            Some(pool) => pool.install(|| (start..stop).into_par_iter().map(one).collect()),
+            None => (start..stop).map(one).collect(),
+        };
+        for r in results {
+            each(r?);
         }
-    };
-    results.into_iter().collect()
+        start = stop;
+    }
+    Ok(())
 }
 
 /// What a [`Summary`] says about a series besides its games.
@@ -394,53 +427,250 @@ pub struct Series {
 /// Summarises a series from its games (in series order): the one summary of a run, whether
 /// its games were played here or read back from results files.
 pub fn summarize(series: &Series, records: &[GameRecord]) -> Summary {
-    let n = series.players;
-    let mut wins = vec![0u64; n];
-    let mut shared = 0;
-    let mut none = 0;
+    let mut tally = Tally::new(series.players);
     for r in records {
-        for w in &r.winners {
-            wins[*w] += 1;
-        }
-        match r.winners.len() {
-            0 => none += 1,
-            1 => {}
-            _ => shared += 1,
+        tally.add(r);
+    }
+    tally.summary(series)
+}
+
+/// A [`Summary`] worked out one game at a time, in series order (what [`run_each`] hands
+/// over): a series is summarised without keeping its records.
+#[derive(Clone, Debug)]
+pub struct Tally {
+    players: usize,
+    games: u64,
+    wins: Vec<u64>,
+    shared: u64,
+    none: u64,
+    /// Whether the games have a score for every seat (as the first game says).
+    has_scores: Option<bool>,
+    /// Each seat's scores added up, as floating-point numbers in series order.
+    score_sums: Vec<f64>,
+    length: Running,
+    spread: Running,
+    /// Each global track's final values, named as the first game names them.
+    tracks: Vec<(String, Running)>,
+}
+
+/// The count, sum, least and greatest of a series of integers, for [`Stats`].
+#[derive(Clone, Debug, Default)]
+struct Running {
+    count: u64,
+    sum: i64,
+    min: Option<i64>,
+    max: Option<i64>,
+}
+
+impl Running {
+    fn add(&mut self, x: i64) {
+        self.count += 1;
+        self.sum += x;
+        self.min = Some(self.min.map_or(x, |m| m.min(x)));
+        self.max = Some(self.max.map_or(x, |m| m.max(x)));
+    }
+
+    fn stats(&self) -> Stats {
+        Stats {
+            mean: round3(self.sum as f64 / self.count.max(1) as f64),
+            min: self.min.unwrap_or(0),
+            max: self.max.unwrap_or(0),
         }
     }
-    let games = records.len().max(1) as f64;
-    let has_scores = records.first().is_some_and(|r| r.scores.len() == n);
-    let mean_score_by_seat = if has_scores {
-        (0..n).map(|p| round3(records.iter().map(|r| r.scores[p] as f64).sum::<f64>() / games)).collect()
-    } else {
-        Vec::new()
-    };
-    let spreads = records
-        .iter()
-        .map(|r| r.scores.iter().max().copied().unwrap_or(0) - r.scores.iter().min().copied().unwrap_or(0));
-    Summary {
-        game: series.game.clone(),
-        variants: series.variants.clone(),
-        players: n,
-        games: records.len() as u64,
-        seed: series.seed,
-        bot: series.bot.clone(),
-        win_rate_by_seat: wins.iter().map(|w| round3(*w as f64 / games)).collect(),
-        wins_by_seat: wins,
-        shared_wins: shared,
-        no_winner: none,
-        length: Stats::of(records.iter().map(|r| r.decisions as i64)),
-        mean_score_by_seat,
-        score_spread: has_scores.then(|| Stats::of(spreads)),
-        tracks: records
-            .first()
-            .map(|r| {
-                r.tracks
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (name, _))| (name.clone(), Stats::of(records.iter().map(move |r| r.tracks[i].1))))
-                    .collect()
-            })
-            .unwrap_or_default(),
+}
+
+impl Tally {
+    /// Nothing counted yet, for a series of `players` seats.
+    pub fn new(players: usize) -> Tally {
+        Tally {
+            players,
+            games: 0,
+            wins: vec![0; players],
+            shared: 0,
+            none: 0,
+            has_scores: None,
+            score_sums: vec![0.0; players],
+            length: Running::default(),
+            spread: Running::default(),
+            tracks: Vec::new(),
+        }
+    }
+
+    /// Counts the next game of the series.
+    pub fn add(&mut self, r: &GameRecord) {
+        for w in &r.winners {
+            self.wins[*w] += 1;
+        }
+        match r.winners.len() {
+            0 => self.none += 1,
+            1 => {}
+            _ => self.shared += 1,
+        }
+        if self.games == 0 {
+            self.tracks = r.tracks.iter().map(|(name, _)| (name.clone(), Running::default())).collect();
+        }
+        let has_scores = *self.has_scores.get_or_insert(r.scores.len() == self.players);
+        if has_scores {
+            for (sum, x) in self.score_sums.iter_mut().zip(&r.scores) {
+                *sum += *x as f64;
+            }
+        }
+        let (best, worst) = (r.scores.iter().max().copied(), r.scores.iter().min().copied());
+        self.spread.add(best.unwrap_or(0) - worst.unwrap_or(0));
+        self.length.add(r.decisions as i64);
+        for ((_, running), (_, x)) in self.tracks.iter_mut().zip(&r.tracks) {
+            running.add(*x);
+        }
+        self.games += 1;
+    }
+
+    /// The summary of the games counted so far.
+    pub fn summary(&self, series: &Series) -> Summary {
+        let games = self.games.max(1) as f64;
+        let has_scores = self.has_scores == Some(true);
+        Summary {
+            game: series.game.clone(),
+            variants: series.variants.clone(),
+            players: self.players,
+            games: self.games,
+            seed: series.seed,
+            bot: series.bot.clone(),
+            win_rate_by_seat: self.wins.iter().map(|w| round3(*w as f64 / games)).collect(),
+            wins_by_seat: self.wins.clone(),
+            shared_wins: self.shared,
+            no_winner: self.none,
+            length: self.length.stats(),
+            mean_score_by_seat: if has_scores {
+                self.score_sums.iter().map(|sum| round3(sum / games)).collect()
+            } else {
+                Vec::new()
+            },
+            score_spread: has_scores.then(|| self.spread.stats()),
+            tracks: self.tracks.iter().map(|(name, running)| (name.clone(), running.stats())).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod series_tests {
+    use super::*;
+
+    fn load(folder: &str) -> Game {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(folder);
+        crate::load_game(&path, &crate::LoadOptions::default()).game.expect("the game loads")
+    }
+
+    fn series(players: usize) -> Series {
+        Series { game: "g".into(), variants: vec![], players, seed: 9, bot: "random".into() }
+    }
+
+    /// The summary as it was first worked out, from all the records at once (the reference
+    /// the tally is checked against).
+    fn summarized_at_once(series: &Series, records: &[GameRecord]) -> Summary {
+        fn stats(xs: impl Iterator<Item = i64> + Clone) -> Stats {
+            let n = xs.clone().count().max(1) as f64;
+            let sum: i64 = xs.clone().sum();
+            Stats { mean: round3(sum as f64 / n), min: xs.clone().min().unwrap_or(0), max: xs.max().unwrap_or(0) }
+        }
+        let n = series.players;
+        let mut wins = vec![0u64; n];
+        let (mut shared, mut none) = (0, 0);
+        for r in records {
+            for w in &r.winners {
+                wins[*w] += 1;
+            }
+            match r.winners.len() {
+                0 => none += 1,
+                1 => {}
+                _ => shared += 1,
+            }
+        }
+        let games = records.len().max(1) as f64;
+        let has_scores = records.first().is_some_and(|r| r.scores.len() == n);
+        let spreads = records
+            .iter()
+            .map(|r| r.scores.iter().max().copied().unwrap_or(0) - r.scores.iter().min().copied().unwrap_or(0));
+        Summary {
+            game: series.game.clone(),
+            variants: series.variants.clone(),
+            players: n,
+            games: records.len() as u64,
+            seed: series.seed,
+            bot: series.bot.clone(),
+            win_rate_by_seat: wins.iter().map(|w| round3(*w as f64 / games)).collect(),
+            wins_by_seat: wins,
+            shared_wins: shared,
+            no_winner: none,
+            length: stats(records.iter().map(|r| r.decisions as i64)),
+            mean_score_by_seat: if has_scores {
+                (0..n).map(|p| round3(records.iter().map(|r| r.scores[p] as f64).sum::<f64>() / games)).collect()
+            } else {
+                Vec::new()
+            },
+            score_spread: has_scores.then(|| stats(spreads)),
+            tracks: records
+                .first()
+                .map(|r| {
+                    r.tracks
+                        .iter()
+                        .enumerate()
+                        .map(|(i, (name, _))| (name.clone(), stats(records.iter().map(move |r| r.tracks[i].1))))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Played in chunks of any size, with one job or two, a series hands over the records of
+    /// the series played game by game, in order; counted one by one, they give the summary
+    /// worked out from all of them at once (shared wins in Goofspiel, a global track in Mille
+    /// Grazie).
+    #[test]
+    fn a_series_in_chunks_hands_over_its_games_in_order_and_tallies_as_a_whole() {
+        for (folder, players, games) in [("games/goofspiel", 3, 120), ("games/mille-grazie", 2, 12)] {
+            let game = load(folder);
+            let bots = BotTable::default();
+            let all: Vec<GameRecord> =
+                (0..games).map(|i| play_one_outcome(&game, players, i, derive_seed(9, i), &bots).unwrap()).collect();
+            for jobs in [1, 2] {
+                let cfg = SimConfig::new(players, games, 9, bots.clone(), jobs);
+                for chunk in [1, 7, 1000] {
+                    let mut got = Vec::new();
+                    run_in_chunks(&game, &cfg, &|| {}, chunk, |r| got.push(r)).unwrap();
+                    assert_eq!(got, all, "{folder}, {jobs} jobs, chunks of {chunk}");
+                }
+                assert_eq!(run(&game, &cfg, &|| {}).unwrap(), all, "{folder}, {jobs} jobs");
+            }
+            let mut tally = Tally::new(players);
+            all.iter().for_each(|r| tally.add(r));
+            assert_eq!(tally.summary(&series(players)), summarized_at_once(&series(players), &all), "{folder}");
+            assert_eq!(summarize(&series(players), &all), summarized_at_once(&series(players), &all));
+        }
+        let empty = Tally::new(2).summary(&series(2));
+        assert_eq!(empty, summarized_at_once(&series(2), &[]));
+    }
+
+    /// The first failing game in series order stops a series in chunks, with the games before
+    /// it handed over and none after it, whatever the chunks and the jobs.
+    #[test]
+    fn the_first_failure_in_series_order_stops_a_series_in_chunks() {
+        let game = load("tests/fixtures/failing-reveal");
+        let bots = BotTable::default();
+        let games = 40;
+        let first_failure =
+            |seed| (0..games).find(|i| play_one_outcome(&game, 2, *i, derive_seed(seed, *i), &bots).is_err());
+        // A series whose first games end well (a game fails when P1 bids high: 3 in 4 do).
+        let (seed, first_failure) = (0..100)
+            .find_map(|seed| first_failure(seed).filter(|i| *i >= 3).map(|i| (seed, i)))
+            .expect("a series whose first failure comes after three games");
+        for jobs in [1, 2] {
+            let cfg = SimConfig::new(2, games, seed, bots.clone(), jobs);
+            for chunk in [1, 3, 1000] {
+                let mut handed = Vec::new();
+                let failure = run_in_chunks(&game, &cfg, &|| {}, chunk, |r| handed.push(r.index)).unwrap_err();
+                assert_eq!(failure.index, first_failure, "{jobs} jobs, chunks of {chunk}");
+                assert_eq!(handed, (0..first_failure).collect::<Vec<_>>(), "{jobs} jobs, chunks of {chunk}");
+            }
+        }
     }
 }

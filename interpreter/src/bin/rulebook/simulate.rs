@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rulebook::bot::BotTable;
 use rulebook::results::Results;
 use rulebook::scenario::{transcript, Setup};
-use rulebook::sim::{run as run_games, summarize, GameRecord, Series, SimConfig, Summary};
+use rulebook::sim::{run as run_games, run_each, summarize, GameRecord, Series, SimConfig, Summary, Tally};
 use serde::{Deserialize, Serialize};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -38,8 +38,24 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     if args.profile {
         game.scripts.start_profile();
     }
+    let played = Played::of(&game, &args.game, args.players);
+    let about = Series {
+        game: played.name.clone(),
+        variants: played.applied.clone(),
+        players: args.players,
+        seed: args.seed,
+        bot: bots.to_string(),
+    };
     let started = std::time::Instant::now();
-    let result = run_games(&game, &cfg, &|| bar.inc(1));
+    // Without a results file or transcripts to write, each game is counted as it ends and
+    // let go of: the series takes no more memory however long it is.
+    let keep = args.record.is_some() || args.shards.out.is_some();
+    let mut tally = Tally::new(args.players);
+    let result = if keep {
+        run_games(&game, &cfg, &|| bar.inc(1))
+    } else {
+        run_each(&game, &cfg, &|| bar.inc(1), |r| tally.add(&r)).map(|()| Vec::new())
+    };
     bar.finish_and_clear();
     let records = result.map_err(|f| {
         let flags: String = args
@@ -64,16 +80,22 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     if let Some(dir) = &args.record {
         record(&game, args, &records, dir)?;
     }
-    let played = records.len();
-    let config = Config { game: Played::of(&game, &args.game, args.players), seed: args.seed, bots: bots.to_string() };
-    let mut results = Results::new("simulate", args.players, args.games, to_value(&config)?, shard);
-    results.series = vec![records];
-    let code = finish(&results, args.shards.out.as_deref(), |r| report(r, &Outputs { json: args.json, html: None }))?;
+    let outputs = Outputs { json: args.json, html: None };
+    let games = cfg.games;
+    let code = if keep {
+        let config = Config { game: played, seed: args.seed, bots: bots.to_string() };
+        let mut results = Results::new("simulate", args.players, args.games, to_value(&config)?, shard);
+        results.series = vec![records];
+        finish(&results, args.shards.out.as_deref(), |r| report(r, &outputs))?
+    } else {
+        show(&tally.summary(&about), &played, &outputs)?;
+        ExitCode::SUCCESS
+    };
     if !args.json {
         eprintln!(
-            "{played} games in {:.2}s ({:.0} games/s)",
+            "{games} games in {:.2}s ({:.0} games/s)",
             elapsed.as_secs_f64(),
-            played as f64 / elapsed.as_secs_f64().max(1e-9)
+            games as f64 / elapsed.as_secs_f64().max(1e-9)
         );
     }
     Ok(code)
@@ -90,11 +112,15 @@ pub fn report(results: &Results, outputs: &Outputs) -> Result<(), String> {
         seed: c.seed,
         bot: c.bots,
     };
-    let summary = summarize(&about, records);
+    show(&summarize(&about, records), &c.game, outputs)
+}
+
+/// A summary as a table or JSON, on stdout.
+fn show(summary: &Summary, game: &Played, outputs: &Outputs) -> Result<(), String> {
     if outputs.json {
-        println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
+        println!("{}", serde_json::to_string(summary).map_err(|e| e.to_string())?);
     } else {
-        print_table(&summary, &c.game);
+        print_table(summary, game);
     }
     Ok(())
 }
