@@ -623,8 +623,8 @@ mod series_tests {
 
     /// Played in chunks of any size, with one job or two, a series hands over the records of
     /// the series played game by game, in order; counted one by one, they give the summary
-    /// worked out from all of them at once (shared wins in Goofspiel, a global track in Mille
-    /// Grazie).
+    /// worked out from all of them at once (shared wins in the first game, a global track in
+    /// the second).
     #[test]
     fn a_series_in_chunks_hands_over_its_games_in_order_and_tallies_as_a_whole() {
         for (folder, players, games) in [("games/goofspiel", 3, 120), ("games/mille-grazie", 2, 12)] {
