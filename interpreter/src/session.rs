@@ -39,8 +39,9 @@ pub struct Move {
     pub label: Option<String>,
 }
 
-/// A game in progress. A clone is an independent copy (for checks and search).
-#[derive(Clone)]
+/// A game in progress. A clone is an independent copy (for checks and search); `clone_from`
+/// makes the copy in the buffers the session already has (a search that tries option after
+/// option in a copy of one position allocates its states once).
 pub struct Session<'g> {
     game: &'g Game,
     /// Boxed: transactions swap it with their copy (see [`Work::state`]).
@@ -63,6 +64,41 @@ pub struct Session<'g> {
     /// What each seat knows of where components are, when the session follows it (search
     /// bots sample hidden information from it; see [`Session::new_tracked`]).
     knowledge: Option<Box<Knowledge>>,
+}
+
+impl Clone for Session<'_> {
+    fn clone(&self) -> Self {
+        Session {
+            game: self.game,
+            state: self.state.clone(),
+            log: self.log.clone(),
+            history: self.history.clone(),
+            keeping_moves: self.keeping_moves,
+            answers: self.answers,
+            logging: self.logging,
+            seed: self.seed,
+            derived: self.derived.clone(),
+            stand_in: self.stand_in.clone(),
+            rollback: self.rollback.clone(),
+            knowledge: self.knowledge.clone(),
+        }
+    }
+
+    /// The copy made in this session's buffers: its state, log, history and knowledge keep
+    /// their room (and its stand-in stays its own).
+    fn clone_from(&mut self, source: &Self) {
+        self.game = source.game;
+        (*self.state).clone_from(&source.state);
+        self.log.clone_from(&source.log);
+        self.history.clone_from(&source.history);
+        self.keeping_moves = source.keeping_moves;
+        self.answers = source.answers;
+        self.logging = source.logging;
+        self.seed = source.seed;
+        self.derived.clone_from(&source.derived);
+        self.rollback.clone_from(&source.rollback);
+        self.knowledge.clone_from(&source.knowledge);
+    }
 }
 
 /// A state kept only to hold a place (see [`Session::stand_in`]). Copies of a session do not

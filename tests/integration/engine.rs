@@ -191,6 +191,55 @@ fn copies_and_restored_sessions_take_a_failing_answer_back() {
     assert_eq!(json(&s), before, "a failed answer 45 answers after a restore changed the state");
 }
 
+/// `clone_from` makes the copy `clone` makes, in the buffers the session already has: a
+/// session of another seed, further on, without a log or knowledge, becomes the original's
+/// copy (state, log, history, knowledge, seed), takes a failing answer back, and plays on as a
+/// plain clone does.
+#[test]
+fn a_copy_made_in_another_sessions_buffers_is_the_same_copy() {
+    use rulebook::Session;
+    let game = load("tests/fixtures/cursed-option", &[], &[]);
+    let json = |s: &Session| serde_json::to_string(s.state()).unwrap();
+    let pick = |s: &Session, step: usize| {
+        if s.is_commit() {
+            ["low", "high"][step % 2]
+        } else {
+            ["draw", "discard"][step % 2]
+        }
+    };
+    let play = |s: &mut Session, steps: usize| {
+        for step in 0..steps {
+            let p = s.to_act()[0];
+            s.apply(p, pick(s, step)).unwrap();
+        }
+    };
+    let mut original = Session::new_tracked(&game, 3, 4, true).unwrap();
+    play(&mut original, 17);
+    let mut copy = Session::new(&game, 3, 9, false).unwrap();
+    play(&mut copy, 30);
+    copy.clone_from(&original);
+    let mut clone = original.clone();
+    assert_eq!(json(&copy), json(&original));
+    assert_eq!(copy.log_for(None), original.log_for(None));
+    assert_eq!(copy.history(), original.history());
+    assert_eq!(copy.knowledge(), original.knowledge());
+    assert_eq!((copy.seed(), copy.answers()), (original.seed(), original.answers()));
+    for step in 0..40 {
+        let p = copy.to_act()[0];
+        if step % 5 == 0 && (!copy.is_commit() || copy.to_act().len() == 1) {
+            let before = json(&copy);
+            assert!(copy.apply(p, if copy.is_commit() { "cursed" } else { "curse" }).is_err());
+            assert_eq!(json(&copy), before, "step {step}: the copy's failed answer changed it");
+        }
+        let choice = pick(&copy, step);
+        copy.apply(p, choice).unwrap();
+        clone.apply(p, choice).unwrap();
+        assert_eq!(json(&copy), json(&clone), "step {step}: the copy went elsewhere than the clone");
+    }
+    assert_eq!(copy.log_for(None), clone.log_for(None));
+    assert_eq!(copy.knowledge(), clone.knowledge());
+}
+
 /// A search's sample keeps no copy of its first state: it takes a failing answer back by
 /// drawing itself again from its sampler's copy of the true state, and so do its copies. An
 /// answer whose compiled scripts give up (every `draw`) runs again on the sample drawn again,

@@ -57,8 +57,12 @@ impl Bot for GreedyBot {
                 // Nobody reads the moves of a lookahead (its copies inherit this).
                 base.forget_moves();
                 let mut values = Vec::with_capacity(n);
+                // Each option is tried in a copy of the sample, made in the last one's buffers.
+                let mut s = base.clone();
                 for i in 0..n {
-                    let mut s = base.clone();
+                    if i > 0 {
+                        s.clone_from(&base);
+                    }
                     s.apply_index(seat, i)?;
                     play_until_turn(&mut s, seat, &mut self.rng)?;
                     values.push(standing(self.judge, &s, seat)?);

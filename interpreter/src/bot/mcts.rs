@@ -287,11 +287,19 @@ impl MctsBot {
     fn greedy_step(&mut self, d: &Session<'_>, p: usize, judge: Judge) -> Result<usize, PlayError> {
         let n = d.option_count(p);
         let mut best = (f64::NEG_INFINITY, 0);
+        // Each option is tried in a copy of `d`, made in the last one's buffers.
+        let mut copy: Option<Session<'_>> = None;
         for _ in 0..GREEDY_PLAYOUT_WIDTH.min(n) {
             let i = self.rng.below(n as u64) as usize;
-            let mut copy = d.clone();
+            let copy = match &mut copy {
+                Some(copy) => {
+                    copy.clone_from(d);
+                    copy
+                }
+                None => copy.insert(d.clone()),
+            };
             copy.apply_index(p, i)?;
-            let v = standing(judge, &copy, p)?;
+            let v = standing(judge, copy, p)?;
             if v > best.0 {
                 best = (v, i);
             }
