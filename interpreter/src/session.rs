@@ -354,10 +354,14 @@ impl<'g> Session<'g> {
 
     /// Seats that must decide now (for a hidden commit: those who have not committed yet).
     pub fn to_act(&self) -> Vec<usize> {
-        match &self.state.pending {
-            None => Vec::new(),
-            Some(p) => p.players.iter().zip(&p.chosen).filter(|(_, c)| c.is_none()).map(|(p, _)| *p).collect(),
-        }
+        self.seats_to_act().collect()
+    }
+
+    /// [`Session::to_act`] without making the list.
+    pub fn seats_to_act(&self) -> impl Iterator<Item = usize> + '_ {
+        let pending = self.state.pending.as_deref();
+        let seats = pending.map(|p| p.players.iter().zip(&p.chosen)).into_iter().flatten();
+        seats.filter(|(_, c)| c.is_none()).map(|(p, _)| *p)
     }
 
     /// The first seat of [`Session::to_act`] (without making the list): who a playout asks next.

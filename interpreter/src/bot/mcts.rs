@@ -170,13 +170,36 @@ struct Step {
     edge: usize,
 }
 
+/// The lists an iteration fills, kept for the next iterations of the decision (emptied, not
+/// made anew).
+#[derive(Default)]
+struct Scratch {
+    /// The seats choosing at a node.
+    actors: Vec<usize>,
+    /// Each one's choice: (seat, option index, bandit, edge).
+    picks: Vec<(usize, usize, usize, usize)>,
+    /// Their joint choice, the child's key.
+    joint: Vec<Key>,
+    /// The choices made on the way down.
+    path: Vec<Step>,
+    /// A seat's legal options at a node: (option index, edge).
+    legal: Vec<(usize, usize)>,
+}
+
 impl MctsBot {
     /// Chooses an option for `seat` at `node` of sample `d`: an untried one at random, else
     /// the best by UCB among those legal here. Returns (option index, edge).
-    fn pick(&mut self, tree: &mut Tree, node: usize, d: &Session<'_>, seat: usize) -> (usize, usize, usize) {
+    fn pick(
+        &mut self,
+        tree: &mut Tree,
+        node: usize,
+        d: &Session<'_>,
+        seat: usize,
+        legal: &mut Vec<(usize, usize)>,
+    ) -> (usize, usize, usize) {
         let n = d.option_count(seat);
         let b = tree.bandit(node, seat);
-        let mut legal = Vec::with_capacity(n);
+        legal.clear();
         // The options mostly come in the order their edges were made: each is looked for
         // first right after the last one found.
         let mut next = 0;
@@ -217,43 +240,48 @@ impl MctsBot {
     }
 
     /// One iteration on a fresh sample: down the tree, one new node, a playout, the returns.
-    fn iterate(&mut self, tree: &mut Tree, obs: &dyn Observation) -> Result<(), PlayError> {
+    fn iterate(&mut self, tree: &mut Tree, obs: &dyn Observation, scratch: &mut Scratch) -> Result<(), PlayError> {
         let mut d = obs.sample(self.rng.below(u64::MAX))?;
         // Nobody reads the moves of a simulation: recording each would cost on every answer.
         d.forget_moves();
         let mut node = 0;
-        let mut path: Vec<Step> = Vec::new();
+        let Scratch { actors, picks, joint, path, legal } = scratch;
+        path.clear();
         while !d.is_over() {
-            let to_act = d.to_act();
-            let actors: Vec<usize> = if d.is_commit() { to_act } else { to_act.into_iter().take(1).collect() };
+            // Every seat of a commit at once, else the one seat asked.
+            actors.clear();
+            if d.is_commit() {
+                actors.extend(d.seats_to_act());
+            } else {
+                actors.extend(d.first_to_act());
+            }
             if actors.is_empty() {
                 return Err(PlayError::Rule("the game is not over but nobody has to decide".into()));
             }
             // Every actor chooses before any choice is applied: none sees another's.
-            let picks: Vec<(usize, usize, usize, usize)> = actors
-                .iter()
-                .map(|&p| {
-                    let (i, b, e) = self.pick(tree, node, &d, p);
-                    (p, i, b, e)
-                })
-                .collect();
-            let joint: Vec<Key> = picks.iter().map(|(_, _, b, e)| tree.nodes[node].bandits[*b].edges[*e].key).collect();
-            for (p, i, b, e) in picks {
+            picks.clear();
+            for &p in actors.iter() {
+                let (i, b, e) = self.pick(tree, node, &d, p, legal);
+                picks.push((p, i, b, e));
+            }
+            joint.clear();
+            joint.extend(picks.iter().map(|(_, _, b, e)| tree.nodes[node].bandits[*b].edges[*e].key));
+            for &(p, i, b, e) in picks.iter() {
                 d.apply_index(p, i)?;
                 path.push(Step { node, bandit: b, edge: e });
             }
-            match tree.nodes[node].children.get(&joint) {
+            match tree.nodes[node].children.get(joint.as_slice()) {
                 Some(child) => node = *child,
                 None => {
                     tree.nodes.push(Node::default());
                     let child = tree.nodes.len() - 1;
-                    tree.nodes[node].children.insert(joint, child);
+                    tree.nodes[node].children.insert(joint.clone(), child);
                     break;
                 }
             }
         }
         let returns = self.playout(&mut d)?;
-        for s in path {
+        for s in path.iter() {
             let b = &mut tree.nodes[s.node].bandits[s.bandit];
             let r = returns[b.seat];
             let e = &mut b.edges[s.edge];
@@ -319,8 +347,9 @@ impl Bot for MctsBot {
         let start = Instant::now();
         let (mut done, mut failed) = (0u64, 0u64);
         let mut first_error = None;
+        let mut scratch = Scratch::default();
         while done + failed < self.iterations && self.time.is_none_or(|t| start.elapsed() < t) {
-            match self.iterate(&mut tree, obs) {
+            match self.iterate(&mut tree, obs, &mut scratch) {
                 Ok(()) => done += 1,
                 Err(e) => {
                     failed += 1;
