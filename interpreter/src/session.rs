@@ -87,17 +87,32 @@ impl Clone for Session<'_> {
     /// The copy made in this session's buffers: its state, log, history and knowledge keep
     /// their room (and its stand-in stays its own).
     fn clone_from(&mut self, source: &Self) {
-        self.game = source.game;
-        (*self.state).clone_from(&source.state);
-        self.log.clone_from(&source.log);
-        self.history.clone_from(&source.history);
-        self.keeping_moves = source.keeping_moves;
-        self.answers = source.answers;
-        self.logging = source.logging;
-        self.seed = source.seed;
-        self.derived.clone_from(&source.derived);
-        self.rollback.clone_from(&source.rollback);
-        self.knowledge.clone_from(&source.knowledge);
+        // Every field named (a field added later must say how it is copied).
+        let Session {
+            game,
+            state,
+            log,
+            history,
+            keeping_moves,
+            answers,
+            logging,
+            seed,
+            derived,
+            stand_in: _,
+            rollback,
+            knowledge,
+        } = source;
+        self.game = game;
+        (*self.state).clone_from(state);
+        self.log.clone_from(log);
+        self.history.clone_from(history);
+        self.keeping_moves = *keeping_moves;
+        self.answers = *answers;
+        self.logging = *logging;
+        self.seed = *seed;
+        self.derived.clone_from(derived);
+        self.rollback.clone_from(rollback);
+        self.knowledge.clone_from(knowledge);
     }
 }
 
