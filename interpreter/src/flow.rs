@@ -1082,24 +1082,27 @@ impl Game {
 
 /// Offers the components `cards` of a zone (`ordered` or not) as options, appended to `out`:
 /// in the order they lie in an ordered zone, in a fixed order (by component) in an unordered
-/// one. Mostly they lie in that order already (dealt in order, only ever taken from); else
-/// they are sorted as plain indices, before they become options.
+/// one. Mostly they lie in that order already (dealt in order, only ever taken from), which
+/// is checked while they are appended; else the appended options are sorted where they lie.
 #[inline(always)]
 fn offer_components(cards: &[u32], ordered: bool, out: &mut Vec<Choice>) {
-    if ordered || cards.is_sorted() {
-        out.extend(cards.iter().map(|c| Choice::Component(*c)));
-    } else {
-        offer_sorted(cards, out);
+    let start = out.len();
+    let (mut in_order, mut previous) = (true, 0);
+    out.extend(cards.iter().map(|&c| {
+        in_order &= c >= previous;
+        previous = c;
+        Choice::Component(c)
+    }));
+    if !(ordered || in_order) {
+        sort_offered(&mut out[start..]);
     }
 }
 
 /// [`offer_components`] for components not in their fixed order yet (kept out of the callers,
 /// which mostly find them in it).
 #[inline(never)]
-fn offer_sorted(cards: &[u32], out: &mut Vec<Choice>) {
-    let mut sorted: SmallVec<[u32; 32]> = SmallVec::from_slice(cards);
-    sorted.sort_unstable();
-    out.extend(sorted.iter().map(|c| Choice::Component(*c)));
+fn sort_offered(options: &mut [Choice]) {
+    options.sort_unstable_by_key(Choice::component);
 }
 
 /// A revealed choice in a contest.
@@ -1131,8 +1134,7 @@ mod tests {
         let mut out = Vec::new();
         offer_components(&cards, true, &mut out);
         assert_eq!(components(&out), [Some(7), Some(2), Some(40), Some(3)]);
-        // In order already: offered as they lie. More than the sorting buffer holds inline:
-        // sorted all the same.
+        // In order already: offered as they lie. Many out of order: sorted all the same.
         let mut out = Vec::new();
         offer_components(&[1, 5, 9], false, &mut out);
         assert_eq!(components(&out), [Some(1), Some(5), Some(9)]);
