@@ -1,11 +1,12 @@
 //! Random 4-player hands of Flaschenteufel per second: one hand (deal, pot, passing, eight
 //! tricks with follow-suit and the bottle, scoring) played by random bots through the engine,
-//! next to a hand-written Rust version of the same hand as the speed of light.
+//! (keeping its moves, and as `simulate` plays it, without them), next to a hand-written Rust
+//! version of the same hand as the speed of light.
 //! Run with `cargo bench --bench flaschenteufel`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rulebook::rng::{derive_seed, GameRng};
-use rulebook::sim::play_one;
+use rulebook::sim::{play_counted, play_one};
 use rulebook::{load_game, LoadOptions};
 use std::path::Path;
 
@@ -89,6 +90,15 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             i += 1;
             play_one(&game, 4, i, derive_seed(1, i), &rulebook::bot::BotTable::default()).expect("plays")
+        })
+    });
+    // What `simulate` plays when it writes no results file: the same hand, its moves and
+    // shape not kept.
+    let mut k = 0u64;
+    group.bench_function("rulebook_simulate_hand", |b| {
+        b.iter(|| {
+            k += 1;
+            play_counted(&game, 4, k, derive_seed(1, k), &rulebook::bot::BotTable::default()).expect("plays")
         })
     });
     let mut j = 0u64;

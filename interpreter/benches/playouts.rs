@@ -5,7 +5,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rulebook::rng::{derive_seed, GameRng};
-use rulebook::sim::{play_one, play_one_outcome};
+use rulebook::sim::{play_counted, play_one};
 use rulebook::{load_game, LoadOptions};
 use std::path::Path;
 
@@ -46,12 +46,13 @@ fn bench(c: &mut Criterion) {
             play_one(&game, 2, i, derive_seed(1, i), &rulebook::bot::BotTable::default()).expect("plays")
         })
     });
-    // What `simulate` plays when it writes no transcripts: the same game, its moves not kept.
+    // What `simulate` plays when it writes no results file: the same game, its moves and shape
+    // not kept.
     let mut k = 0u64;
     group.bench_function("rulebook_simulate_playout", |b| {
         b.iter(|| {
             k += 1;
-            play_one_outcome(&game, 2, k, derive_seed(1, k), &rulebook::bot::BotTable::default()).expect("plays")
+            play_counted(&game, 2, k, derive_seed(1, k), &rulebook::bot::BotTable::default()).expect("plays")
         })
     });
     let mut j = 0u64;

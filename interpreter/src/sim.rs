@@ -28,13 +28,27 @@ pub struct SimConfig {
     /// Keep every game's decisions in its record (to write transcripts). Off, each game's
     /// decisions are dropped as soon as it ends, so a long series does not grow in memory.
     pub keep_moves: bool,
+    /// Work out each game's [`Shape`] (`balance` and `tune` compare shapes; a summary of a
+    /// series does not read them). Off, each record's `shape` is `None` and the scores are
+    /// not followed decision by decision.
+    pub keep_shapes: bool,
 }
 
 impl SimConfig {
-    /// A series of `games` games from game 0, `jobs` workers (at least one), moves dropped.
+    /// A series of `games` games from game 0, `jobs` workers (at least one), moves dropped,
+    /// shapes worked out.
     pub fn new(players: usize, games: u64, seed: u64, bots: BotTable, jobs: usize) -> SimConfig {
-        SimConfig { players, games, first: 0, seed, bots, jobs: jobs.max(1), keep_moves: false }
+        SimConfig { players, games, first: 0, seed, bots, jobs: jobs.max(1), keep_moves: false, keep_shapes: true }
     }
+}
+
+/// What a game's record keeps besides how the game ended.
+#[derive(Clone, Copy)]
+struct Keep {
+    /// The decisions (see [`SimConfig::keep_moves`]).
+    moves: bool,
+    /// The shape (see [`SimConfig::keep_shapes`]).
+    shape: bool,
 }
 
 /// One finished game: everything a summary of a series is computed from (a results file
@@ -103,6 +117,31 @@ mod shape_tests {
         assert_eq!((s.lead_changes, s.drama, s.decided_at), (0.0, 0.0, 0.0));
         assert!(Shape::of(&[1, 0], 2, &[]).is_none());
     }
+
+    #[test]
+    fn a_trace_kept_in_runs_has_the_shape_of_the_whole_trace_bit_for_bit() {
+        let mut rng = crate::rng::GameRng::new(7);
+        for game in 0..500 {
+            let seats = 1 + game % 4;
+            let mut scores = vec![0i64; seats];
+            let (mut whole, mut runs) = (Vec::new(), super::ScoreTrace::with_room(seats));
+            for _ in 0..rng.below(40) {
+                // Mostly nothing scores, as in most games' decisions.
+                if rng.below(3) == 0 {
+                    let p = rng.below(seats as u64) as usize;
+                    scores[p] += rng.below(5) as i64 - 1;
+                }
+                whole.extend_from_slice(&scores);
+                runs.push(&scores);
+            }
+            let winners = [rng.below(seats as u64) as usize];
+            let (a, b) = (Shape::of(&whole, seats, &winners), runs.shape(seats, &winners));
+            // Compared by their bits: the drama must be summed in the same order.
+            let bits = |s: Option<Shape>| s.map(|s| [s.lead_changes, s.drama, s.decided_at].map(f64::to_bits));
+            assert_eq!(bits(a), bits(b), "game {game}");
+        }
+        assert!(super::ScoreTrace::default().shape(2, &[0]).is_none());
+    }
 }
 
 /// One row of a score trace: the top and bottom scores and the one seat at the top (`None`
@@ -135,16 +174,28 @@ impl Shape {
     /// The shape of a game from its score after each decision (`trace`: one row of `seats`
     /// scores per decision, one after the other) and its winners.
     pub fn of(trace: &[i64], seats: usize, winners: &[usize]) -> Option<Shape> {
+        let rows = trace.len().checked_div(seats).unwrap_or(0);
+        Shape::of_runs(trace, &vec![1; rows], seats, winners)
+    }
+
+    /// [`Shape::of`] for a trace whose consecutive equal rows are kept once: `rows` holds one
+    /// row of `seats` scores per run and `runs[k]` how many decisions in a row left the scores
+    /// of row `k` (see [`ScoreTrace`]). The same figures, bit for bit, as for the whole trace:
+    /// each row of a run adds to the drama in turn, as it would there.
+    fn of_runs(rows: &[i64], runs: &[u32], seats: usize, winners: &[usize]) -> Option<Shape> {
         let w = *winners.first()?;
-        if seats == 0 || trace.is_empty() {
+        if seats == 0 || rows.is_empty() {
             return None;
         }
-        let l = trace.len() / seats;
+        let l: usize = runs.iter().map(|r| *r as usize).sum();
         let (mut changes, mut last) = (0, None);
         let (mut deficit, mut trailing) = (0.0, 0);
         let mut decided = l;
-        for (t, s) in trace.chunks_exact(seats).enumerate() {
+        // `t`: the decision at which the run begins.
+        let mut t = 0;
+        for (s, &run) in rows.chunks_exact(seats).zip(runs) {
             let Row { top, bottom, leader: lead } = Row::of(s)?;
+            // The rows after a run's first have the same leader: no change there.
             if lead.is_some() && lead != last {
                 if last.is_some() {
                     changes += 1;
@@ -153,19 +204,60 @@ impl Shape {
             }
             if lead != Some(w) {
                 if top > bottom {
-                    deficit += (top - s[w]) as f64 / (top - bottom) as f64;
+                    let behind = (top - s[w]) as f64 / (top - bottom) as f64;
+                    for _ in 0..run {
+                        deficit += behind;
+                    }
                 }
-                trailing += 1;
+                trailing += run as usize;
                 decided = l;
             } else if decided == l {
                 decided = t;
             }
+            t += run as usize;
         }
         Some(Shape {
             lead_changes: changes as f64 / l as f64,
             drama: if trailing == 0 { 0.0 } else { deficit / trailing as f64 },
             decided_at: decided.min(l) as f64 / l as f64,
         })
+    }
+}
+
+/// The score after each decision of a game, as [`Shape`] reads it, with consecutive equal
+/// rows kept once and counted (most decisions score nothing: a hidden commit's first answers,
+/// a card laid to a trick), so that a game's shape reads each run once.
+#[derive(Default)]
+struct ScoreTrace {
+    /// One row of scores per run, one after the other.
+    rows: Vec<i64>,
+    /// The decisions in each run.
+    runs: Vec<u32>,
+}
+
+impl ScoreTrace {
+    /// An empty trace, with room for a short game of `seats` seats.
+    fn with_room(seats: usize) -> ScoreTrace {
+        ScoreTrace { rows: Vec::with_capacity(seats * 16), runs: Vec::with_capacity(16) }
+    }
+
+    /// The scores after the next decision.
+    fn push(&mut self, scores: &[i64]) {
+        let start = self.rows.len().wrapping_sub(scores.len());
+        // Compared one by one: a row is a few numbers, short for a call to `memcmp`.
+        let same = |last: &[i64]| last.iter().zip(scores).all(|(a, b)| a == b);
+        match self.runs.last_mut() {
+            Some(run) if self.rows.get(start..).is_some_and(same) => *run += 1,
+            _ => {
+                self.rows.extend_from_slice(scores);
+                self.runs.push(1);
+            }
+        }
+    }
+
+    /// The game's shape, with `seats` scores a row.
+    fn shape(&self, seats: usize, winners: &[usize]) -> Option<Shape> {
+        Shape::of_runs(&self.rows, &self.runs, seats, winners)
     }
 }
 
@@ -256,7 +348,7 @@ pub fn play_one(
     seed: u64,
     table: &BotTable,
 ) -> Result<GameRecord, Box<SimFailure>> {
-    play(game, players, index, seed, table, true)
+    play(game, players, index, seed, table, Keep { moves: true, shape: true })
 }
 
 /// [`play_one`] without keeping the moves (the record's `moves` is empty): what a simulation
@@ -269,17 +361,31 @@ pub fn play_one_outcome(
     seed: u64,
     table: &BotTable,
 ) -> Result<GameRecord, Box<SimFailure>> {
-    play(game, players, index, seed, table, false).or_else(|_| play_one(game, players, index, seed, table))
+    play(game, players, index, seed, table, Keep { moves: false, shape: true })
+        .or_else(|_| play_one(game, players, index, seed, table))
 }
 
-/// [`play_one`], keeping the moves or not.
+/// [`play_one_outcome`] without the game's shape either (the record's `shape` is `None`): what
+/// `rulebook simulate` plays when it only counts how games end.
+pub fn play_counted(
+    game: &Game,
+    players: usize,
+    index: u64,
+    seed: u64,
+    table: &BotTable,
+) -> Result<GameRecord, Box<SimFailure>> {
+    play(game, players, index, seed, table, Keep { moves: false, shape: false })
+        .or_else(|_| play_one(game, players, index, seed, table))
+}
+
+/// [`play_one`], keeping what `keep` says.
 fn play(
     game: &Game,
     players: usize,
     index: u64,
     seed: u64,
     table: &BotTable,
-    keeping_moves: bool,
+    keep: Keep,
 ) -> Result<GameRecord, Box<SimFailure>> {
     let fail = |moves: Vec<Move>, error| Box::new(SimFailure { index, seed, moves, error });
     let started = if table.searches() {
@@ -288,11 +394,11 @@ fn play(
         game.start_quiet(players, seed)
     };
     let mut session = started.map_err(|e| fail(Vec::new(), e))?;
-    if !keeping_moves {
+    if !keep.moves {
         session.forget_moves();
     }
-    // The score after each decision, one row of seats after the other.
-    let mut trace: Vec<i64> = Vec::with_capacity(players * 32);
+    // The score after each decision (for the shape).
+    let mut trace = if keep.shape { ScoreTrace::with_room(players) } else { ScoreTrace::default() };
     let mut bots = (0..players)
         .map(|p| make_bot(table.spec(p), game, seed, p))
         .collect::<Result<Vec<_>, _>>()
@@ -317,13 +423,13 @@ fn play(
             });
             return Err(fail(moves, e));
         }
-        if let Some(t) = game.rules.score {
-            trace.extend_from_slice(&session.state().tracks[t]);
+        if let (true, Some(t)) = (keep.shape, game.rules.score) {
+            trace.push(&session.state().tracks[t]);
         }
     }
     let outcome = session.outcome().cloned().unwrap_or(crate::state::Outcome { winners: vec![], scores: vec![] });
     let seats = game.rules.score.map_or(0, |t| session.state().tracks[t].len());
-    let shape = Shape::of(&trace, seats, &outcome.winners);
+    let shape = trace.shape(seats, &outcome.winners);
     let tracks = game
         .rules
         .tracks
@@ -378,7 +484,11 @@ fn run_in_chunks(
     mut each: impl FnMut(GameRecord),
 ) -> Result<(), Box<SimFailure>> {
     let one = |i: u64| {
-        let play = if cfg.keep_moves { play_one } else { play_one_outcome };
+        let play = match (cfg.keep_moves, cfg.keep_shapes) {
+            (true, _) => play_one,
+            (false, true) => play_one_outcome,
+            (false, false) => play_counted,
+        };
         let r = play(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bots);
         progress();
         r

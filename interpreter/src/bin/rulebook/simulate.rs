@@ -29,8 +29,13 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     let game = load(cli, &args.game)?;
     crate::locate::check_table(&game, args.players, &bots)?;
     let range = shard.games(args.games);
+    // Without a results file or transcripts to write, each game is counted as it ends and
+    // let go of: the series takes no more memory however long it is, and the shapes of games
+    // (which only a results file holds) are not worked out.
+    let keep = args.record.is_some() || args.shards.out.is_some();
     let cfg = SimConfig {
         keep_moves: args.record.is_some(),
+        keep_shapes: keep,
         first: range.start,
         ..SimConfig::new(args.players, range.end - range.start, args.seed, bots.clone(), args.jobs)
     };
@@ -47,9 +52,6 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
         bot: bots.to_string(),
     };
     let started = std::time::Instant::now();
-    // Without a results file or transcripts to write, each game is counted as it ends and
-    // let go of: the series takes no more memory however long it is.
-    let keep = args.record.is_some() || args.shards.out.is_some();
     let mut tally = Tally::new(args.players);
     let result = if keep {
         run_games(&game, &cfg, &|| bar.inc(1))
