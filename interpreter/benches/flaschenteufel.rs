@@ -6,7 +6,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rulebook::rng::{derive_seed, GameRng};
-use rulebook::sim::{play_counted, play_one};
+use rulebook::sim::{play_keeping, play_one, Keep};
 use rulebook::{load_game, LoadOptions};
 use std::path::Path;
 
@@ -98,7 +98,8 @@ fn bench(c: &mut Criterion) {
     group.bench_function("rulebook_simulate_hand", |b| {
         b.iter(|| {
             k += 1;
-            play_counted(&game, 4, k, derive_seed(1, k), &rulebook::bot::BotTable::default()).expect("plays")
+            play_keeping(&game, 4, k, derive_seed(1, k), &rulebook::bot::BotTable::default(), Keep::COUNT)
+                .expect("plays")
         })
     });
     let mut j = 0u64;

@@ -42,13 +42,23 @@ impl SimConfig {
     }
 }
 
-/// What a game's record keeps besides how the game ended.
-#[derive(Clone, Copy)]
-struct Keep {
+/// What a game's record keeps besides how the game ended ([`play_keeping`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keep {
     /// The decisions (see [`SimConfig::keep_moves`]).
-    moves: bool,
+    pub moves: bool,
     /// The shape (see [`SimConfig::keep_shapes`]).
-    shape: bool,
+    pub shape: bool,
+}
+
+impl Keep {
+    /// Everything: what [`play_one`] keeps.
+    pub const ALL: Keep = Keep { moves: true, shape: true };
+    /// No moves: what a series that reads only how games end and their shapes keeps.
+    pub const OUTCOME: Keep = Keep { moves: false, shape: true };
+    /// Neither moves nor shape: what `rulebook simulate` keeps when it only counts how games
+    /// end.
+    pub const COUNT: Keep = Keep { moves: false, shape: false };
 }
 
 /// One finished game: everything a summary of a series is computed from (a results file
@@ -348,34 +358,25 @@ pub fn play_one(
     seed: u64,
     table: &BotTable,
 ) -> Result<GameRecord, Box<SimFailure>> {
-    play(game, players, index, seed, table, Keep { moves: true, shape: true })
+    play(game, players, index, seed, table, Keep::ALL)
 }
 
-/// [`play_one`] without keeping the moves (the record's `moves` is empty): what a simulation
-/// that reads only how games end plays. A failure is played again keeping them (the engine is
-/// deterministic: it fails alike), so that it reports the moves that led to it.
-pub fn play_one_outcome(
+/// [`play_one`] keeping only what `keep` says (without the moves, the record's `moves` is
+/// empty; without the shape, its `shape` is `None`). A game played without its moves that
+/// fails is played again keeping them (the engine is deterministic: it fails alike), so that
+/// the failure reports the moves that led to it.
+pub fn play_keeping(
     game: &Game,
     players: usize,
     index: u64,
     seed: u64,
     table: &BotTable,
+    keep: Keep,
 ) -> Result<GameRecord, Box<SimFailure>> {
-    play(game, players, index, seed, table, Keep { moves: false, shape: true })
-        .or_else(|_| play_one(game, players, index, seed, table))
-}
-
-/// [`play_one_outcome`] without the game's shape either (the record's `shape` is `None`): what
-/// `rulebook simulate` plays when it only counts how games end.
-pub fn play_counted(
-    game: &Game,
-    players: usize,
-    index: u64,
-    seed: u64,
-    table: &BotTable,
-) -> Result<GameRecord, Box<SimFailure>> {
-    play(game, players, index, seed, table, Keep { moves: false, shape: false })
-        .or_else(|_| play_one(game, players, index, seed, table))
+    play(game, players, index, seed, table, keep).or_else(|failed| match keep.moves {
+        true => Err(failed),
+        false => play_one(game, players, index, seed, table),
+    })
 }
 
 /// [`play_one`], keeping what `keep` says.
@@ -484,12 +485,8 @@ fn run_in_chunks(
     mut each: impl FnMut(GameRecord),
 ) -> Result<(), Box<SimFailure>> {
     let one = |i: u64| {
-        let play = match (cfg.keep_moves, cfg.keep_shapes) {
-            (true, _) => play_one,
-            (false, true) => play_one_outcome,
-            (false, false) => play_counted,
-        };
-        let r = play(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bots);
+        let keep = Keep { moves: cfg.keep_moves, shape: cfg.keep_shapes };
+        let r = play_keeping(game, cfg.players, i, derive_seed(cfg.seed, i), &cfg.bots, keep);
         progress();
         r
     };
@@ -740,8 +737,9 @@ mod series_tests {
         for (folder, players, games) in [("tests/fixtures/dice-bid", 2, 120), ("games/mille-grazie", 2, 12)] {
             let game = load(folder);
             let bots = BotTable::default();
-            let all: Vec<GameRecord> =
-                (0..games).map(|i| play_one_outcome(&game, players, i, derive_seed(9, i), &bots).unwrap()).collect();
+            let all: Vec<GameRecord> = (0..games)
+                .map(|i| play_keeping(&game, players, i, derive_seed(9, i), &bots, Keep::OUTCOME).unwrap())
+                .collect();
             for jobs in [1, 2] {
                 let cfg = SimConfig::new(players, games, 9, bots.clone(), jobs);
                 for chunk in [1, 7, 1000] {
@@ -762,6 +760,27 @@ mod series_tests {
         assert_eq!(empty, summarized_at_once(&series(2), &[]));
     }
 
+    /// A series that works out no shapes (`simulate` without a results file) plays the same
+    /// games: its records are those of a series with shapes, without them, and tally alike.
+    #[test]
+    fn a_series_without_shapes_plays_the_same_games_and_tallies_alike() {
+        let game = load("tests/fixtures/dice-bid");
+        let with = SimConfig::new(2, 60, 5, BotTable::default(), 2);
+        let without = SimConfig { keep_shapes: false, ..with.clone() };
+        let shaped = run(&game, &with, &|| {}).unwrap();
+        let counted = run(&game, &without, &|| {}).unwrap();
+        assert!(shaped.iter().all(|r| r.shape.is_some()), "a scored game has a shape");
+        assert!(counted.iter().all(|r| r.shape.is_none()));
+        let unshaped: Vec<GameRecord> = shaped.iter().map(|r| GameRecord { shape: None, ..r.clone() }).collect();
+        assert_eq!(counted, unshaped);
+        let tally = |records: &[GameRecord]| {
+            let mut t = Tally::new(2);
+            records.iter().for_each(|r| t.add(r));
+            t.summary(&series(2))
+        };
+        assert_eq!(tally(&counted), tally(&shaped));
+    }
+
     /// The first failing game in series order stops a series in chunks, with the games before
     /// it handed over and none after it, whatever the chunks and the jobs.
     #[test]
@@ -769,8 +788,9 @@ mod series_tests {
         let game = load("tests/fixtures/failing-reveal");
         let bots = BotTable::default();
         let games = 40;
-        let first_failure =
-            |seed| (0..games).find(|i| play_one_outcome(&game, 2, *i, derive_seed(seed, *i), &bots).is_err());
+        let first_failure = |seed| {
+            (0..games).find(|i| play_keeping(&game, 2, *i, derive_seed(seed, *i), &bots, Keep::OUTCOME).is_err())
+        };
         // A series whose first games end well (a game fails when P1 bids high: 3 in 4 do).
         let (seed, first_failure) = (0..100)
             .find_map(|seed| first_failure(seed).filter(|i| *i >= 3).map(|i| (seed, i)))

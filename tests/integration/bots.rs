@@ -2,7 +2,7 @@
 //! strength where it is cheap to show, and clear refusals.
 
 use rulebook::bot::BotTable;
-use rulebook::sim::{play_one, play_one_outcome};
+use rulebook::sim::{play_keeping, play_one, Keep};
 use std::process::Command;
 
 fn table(entries: &[&str]) -> BotTable {
@@ -30,7 +30,7 @@ fn an_outcome_only_playout_is_the_same_game_without_its_moves() {
     let t = table(&["P1=first", "random"]);
     for i in 0..5 {
         let full = play_one(&game, 3, i, 40 + i, &t).unwrap();
-        let outcome = play_one_outcome(&game, 3, i, 40 + i, &t).unwrap();
+        let outcome = play_keeping(&game, 3, i, 40 + i, &t, Keep::OUTCOME).unwrap();
         assert_eq!(full.decisions, full.moves.len() as u64, "every answer is a move");
         assert!(outcome.moves.is_empty());
         assert_eq!(outcome, rulebook::sim::GameRecord { moves: Vec::new(), ..full });
@@ -38,7 +38,7 @@ fn an_outcome_only_playout_is_the_same_game_without_its_moves() {
     // A game that fails is played again keeping its moves: the failure names them all.
     let cursed = crate::load("tests/fixtures/cursed-option", &[], &[]);
     let kept = play_one(&cursed, 2, 0, 7, &t).unwrap_err();
-    let replayed = play_one_outcome(&cursed, 2, 0, 7, &t).unwrap_err();
+    let replayed = play_keeping(&cursed, 2, 0, 7, &t, Keep::OUTCOME).unwrap_err();
     assert!(!kept.moves.is_empty());
     assert_eq!((replayed.moves, replayed.error.to_string()), (kept.moves, kept.error.to_string()));
 }
