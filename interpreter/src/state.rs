@@ -1123,9 +1123,7 @@ impl State {
             cards.pop();
             return true;
         }
-        if let Some(pos) = cards.iter().rposition(|c| *c == idx) {
-            cards.remove(pos);
-        }
+        remove_below_top(cards, idx);
         false
     }
 
@@ -1246,6 +1244,24 @@ impl State {
     }
 }
 
+/// Removes component `idx` from `cards`, where it lies below the top (if at all), the cards
+/// above it moving down one place. Where a card lies in a hand is as good as random, so the
+/// scan does not stop at it and the move is one pass of selects over the whole list: neither
+/// has a branch that depends on where the card lay, which the processor would mostly guess
+/// wrong (a loop stopping at the card, a copy whose length is the cards above it).
+#[inline]
+fn remove_below_top(cards: &mut Vec<u32>, idx: u32) {
+    let at = cards.iter().enumerate().fold(usize::MAX, |at, (i, c)| if *c == idx { i } else { at });
+    if at == usize::MAX {
+        return;
+    }
+    let last = cards.len() - 1;
+    for i in 0..last {
+        cards[i] = if i >= at { cards[i + 1] } else { cards[i] };
+    }
+    cards.truncate(last);
+}
+
 impl State {
     /// An empty state, used as a stand-in while the real one is lent to a script.
     pub(crate) fn empty() -> State {
@@ -1283,6 +1299,24 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_card_below_the_top_leaves_its_list_and_the_cards_above_move_down_in_order() {
+        let cards: Vec<u32> = vec![7, 3, 9, 1, 12];
+        for (at, &card) in cards.iter().enumerate() {
+            let mut left = cards.clone();
+            remove_below_top(&mut left, card);
+            let mut expected = cards.clone();
+            expected.remove(at);
+            assert_eq!(left, expected, "removing {card}");
+        }
+        let mut unchanged = cards.clone();
+        remove_below_top(&mut unchanged, 4);
+        assert_eq!(unchanged, cards, "a card not in the list changes nothing");
+        let mut one = vec![5];
+        remove_below_top(&mut one, 5);
+        assert!(one.is_empty());
+    }
 
     #[test]
     fn a_var_slot_gives_scripts_the_current_value_and_copies_that_do_not_reach_it() {
