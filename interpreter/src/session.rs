@@ -648,8 +648,18 @@ impl<'g> Session<'g> {
             tracking: self.knowledge.is_some(),
             keeping_moves: self.keeping_moves,
         };
+        let only_recorded = !(self.logging || self.keeping_moves) && answer::only_recorded(pending, answer);
         // The answer changes the state in place; the rollback can make the state before it.
         self.rollback.prepare(&self.state);
+        if only_recorded {
+            // A hidden commit that others still have to make: only recorded, as
+            // `answer::apply` records it (a replay goes through that), without the result
+            // that answer may give (nothing is logged, no move is kept, nothing moved).
+            answer::record_commit(&mut self.state, answer);
+            self.rollback.record(answer);
+            self.answers += 1;
+            return Ok(());
+        }
         let rollback = &self.rollback;
         let mut answered = Answered::default();
         let result = answer::apply(
@@ -944,6 +954,37 @@ pub fn quote_input(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use crate::{load_game, LoadOptions};
+
+    /// A session that keeps neither log nor moves records a hidden commit that others still
+    /// have to make by a short way of its own, and the answer after it is taken back by
+    /// replaying that commit: a failing reveal leaves the state as it was before the failing
+    /// answer (the first commit made), as in a session that keeps its log and moves.
+    #[test]
+    fn a_commit_recorded_the_short_way_is_replayed_when_the_answer_after_it_fails() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/failing-reveal");
+        let game = load_game(&folder, &LoadOptions::default()).game.expect("the fixture loads");
+        for first in 0..2 {
+            let mut kept = game.start(2, 3).expect("starts");
+            let mut quiet = game.start_quiet(2, 3).expect("starts");
+            quiet.forget_moves();
+            for session in [&mut kept, &mut quiet] {
+                session.apply_index(1, first).expect("the second seat commits first");
+            }
+            let before = kept.state_hash();
+            assert_eq!(quiet.state_hash(), before, "the commit is recorded alike");
+            for session in [&mut kept, &mut quiet] {
+                // The first seat bids high: the reveal script fails.
+                let failed = session.apply_index(0, 1).expect_err("the reveal fails");
+                assert!(failed.to_string().contains("cursed"), "{failed}");
+                assert_eq!(session.state_hash(), before, "taken back to the commit made");
+                assert_eq!(session.to_act(), vec![0]);
+            }
+            for session in [&mut kept, &mut quiet] {
+                session.apply_index(0, 0).expect("a low bid resolves");
+            }
+            assert_eq!(quiet.state_hash(), kept.state_hash());
+        }
+    }
 
     /// A copy kept in step with `catch_up` is the original: same state, history and log, after
     /// each decision of every bundled game, whatever the copy tried (and was taken back from)

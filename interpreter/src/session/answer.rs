@@ -5,7 +5,7 @@
 use crate::error::PlayError;
 use crate::log::{Event, EventKind};
 use crate::script::Work;
-use crate::state::{Choice, Moved, State};
+use crate::state::{Choice, Moved, Pending, State};
 use crate::Game;
 
 /// A legal answer as the session applied it: who, which option, and the session's modes at
@@ -76,11 +76,8 @@ pub(super) fn apply(
             Some(format!("{who} committed ({name})")),
         ));
     }
-    let remaining = pending.chosen.iter().filter(|c| c.is_none()).count();
-    if pending.commit && remaining > 1 {
-        // Recording one hidden commit cannot fail and runs no script.
-        state.pending.as_mut().expect("checked").chosen[slot] = Some(index);
-        state.seat_answered(player);
+    if only_recorded(pending, answer) {
+        record_commit(state, answer);
         return Ok(());
     }
     // The pending decision is moved out of the state while it is resolved.
@@ -104,6 +101,28 @@ pub(super) fn apply(
     answered.moves = state.trace.take();
     answered.events = events;
     Ok(())
+}
+
+/// Whether `answer` (legal: the caller checked it) to `pending` is a hidden commit that other
+/// seats still have to make: then it is only recorded ([`record_commit`]).
+#[inline(always)]
+pub(super) fn only_recorded(pending: &Pending, answer: Answer) -> bool {
+    if !pending.commit || matches!(pending.options[answer.slot][answer.index], Choice::Add(_)) {
+        return false;
+    }
+    let mut waiting = 0;
+    for c in &pending.chosen {
+        waiting += usize::from(c.is_none());
+    }
+    waiting > 1
+}
+
+/// Records a hidden commit that other seats still have to make ([`only_recorded`]): this
+/// cannot fail and runs no script.
+#[inline]
+pub(super) fn record_commit(state: &mut State, answer: Answer) {
+    state.pending.as_mut().expect("checked").chosen[answer.slot] = Some(answer.index);
+    state.seat_answered(answer.player);
 }
 
 /// Runs `body` in a transaction on `state`, lent to a work while the stand-in (a kept empty
