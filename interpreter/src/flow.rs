@@ -85,12 +85,10 @@ impl Game {
                 Frame::Run { func, with_ctx, ctx } => {
                     let _ = self.call(work, &FnRef { name: func, with_ctx }, vec![], &ctx)?;
                 }
-                Frame::Ask { decision, player, ctx } => {
-                    let mut players = recycle::players();
-                    players.push(player);
-                    self.open(work, decision, players, false, ctx)?
+                Frame::Ask { decision, player, ctx } => self.open(work, decision, Seats::One(player), false, ctx)?,
+                Frame::Commit { decision, players, ctx } => {
+                    self.open(work, decision, Seats::Listed(players), true, ctx)?
                 }
-                Frame::Commit { decision, players, ctx } => self.open(work, decision, players, true, ctx)?,
                 frame @ Frame::Phase { phase, .. } => self.phase_while(work, phase, frame)?,
                 Frame::Trick { trick, leader, asked, plays } => self.trick_step(work, trick, leader, asked, plays)?,
             }
@@ -220,15 +218,11 @@ impl Game {
             // taking it off at the next step would, which is counted.
             StepKind::Ask(d, PlayerSel::Current) if s.condition.is_none() => {
                 self.count_step(&mut work.state)?;
-                let mut players = recycle::players();
-                players.push(work.state.current);
-                self.open(work, *d, players, false, Value::Unit)?
+                self.open(work, *d, Seats::One(work.state.current), false, Value::Unit)?
             }
             StepKind::Commit(d, PlayersSel::All) if s.condition.is_none() => {
                 self.count_step(&mut work.state)?;
-                let mut all = recycle::players();
-                all.extend(0..work.state.players);
-                self.open(work, *d, all, true, Value::Unit)?
+                self.open(work, *d, Seats::All, true, Value::Unit)?
             }
             StepKind::Ask(d, sel) => {
                 let player = match sel {
@@ -626,16 +620,14 @@ impl Game {
 
     /// Opens a decision: computes options, lets automatic seats answer, and either leaves it
     /// pending or resolves it at once.
-    fn open(
-        &self,
-        work: &mut Work,
-        decision: usize,
-        mut players: Vec<usize>,
-        commit: bool,
-        ctx: Value,
-    ) -> Result<(), PlayError> {
+    fn open(&self, work: &mut Work, decision: usize, seats: Seats, commit: bool, ctx: Value) -> Result<(), PlayError> {
         let d = &self.rules.decisions[decision];
-        let (mut chosen, mut options) = recycle::answers_and_options();
+        let (mut players, mut chosen, mut options) = recycle::lists();
+        match seats {
+            Seats::One(p) => players.push(p),
+            Seats::All => players.extend(0..work.state.players),
+            Seats::Listed(listed) => players = listed,
+        }
         // The seats with options stay in `players`, in order, as the seats asked.
         let mut asked = 0;
         for at in 0..players.len() {
@@ -1078,6 +1070,16 @@ impl Game {
         work.state.stack.clear();
         Ok(())
     }
+}
+
+/// The seats a decision asks (see [`Game::open`]).
+enum Seats {
+    /// One seat.
+    One(usize),
+    /// Every seat, in seat order.
+    All,
+    /// These seats, in this order.
+    Listed(Vec<usize>),
 }
 
 /// Offers the components `cards` of a zone (`ordered` or not) as options, appended to `out`:

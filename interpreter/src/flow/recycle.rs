@@ -43,15 +43,16 @@ fn with_kept<T: Default>(f: impl FnOnce(&mut Pending) -> T) -> T {
     SPARE.with_borrow_mut(|b| b.pending.as_deref_mut().map(f).unwrap_or_default())
 }
 
+/// Empty lists for the seats and the answers of a decision, and a list for its option lists
+/// that may hold emptied option lists, each filled in place for a seat; kept ones when there
+/// are.
+pub(super) fn lists() -> (Vec<usize>, Vec<Option<usize>>, Vec<Vec<Choice>>) {
+    with_kept(|p| (std::mem::take(&mut p.players), std::mem::take(&mut p.chosen), std::mem::take(&mut p.options)))
+}
+
 /// An empty list for the seats of a decision (a kept one when there is one).
 pub(super) fn players() -> Vec<usize> {
     with_kept(|p| std::mem::take(&mut p.players))
-}
-
-/// An empty list for the answers of a decision, and a list for its option lists that may hold
-/// emptied option lists, each filled in place for a seat; kept ones when there are.
-pub(super) fn answers_and_options() -> (Vec<Option<usize>>, Vec<Vec<Choice>>) {
-    with_kept(|p| (std::mem::take(&mut p.chosen), std::mem::take(&mut p.options)))
 }
 
 /// A box for a pending decision (the kept one when there is one), its fields set to these.
@@ -145,16 +146,16 @@ mod tests {
         });
         let address = &*pending as *const Pending;
         recycle(pending);
-        let players = super::players();
+        let (players, chosen, mut options) = lists();
         assert!(players.is_empty() && players.capacity() >= 2);
-        let (chosen, mut options) = answers_and_options();
         assert!(chosen.is_empty() && chosen.capacity() >= 2);
         assert_eq!(options.len(), 2, "the two option lists are kept in their outer list");
         assert!(options.iter().all(|l| l.is_empty() && l.capacity() >= 1));
         options[1].push(Choice::Component(7));
         options.push(vec![Choice::Component(8)]);
-        assert_eq!(super::players().capacity(), 0, "taken once");
-        assert!(answers_and_options().1.is_empty(), "taken once");
+        let (players_again, _, options_again) = lists();
+        assert_eq!(players_again.capacity(), 0, "taken once");
+        assert!(options_again.is_empty(), "taken once");
         let next = super::pending(1, false, (vec![2], options, vec![None]), Value::Unit, Vec::new());
         assert_eq!(&*next as *const Pending, address, "the next decision fills the kept box");
         assert_eq!((next.decision, next.players.as_slice(), next.options.len()), (1, &[2][..], 3));
