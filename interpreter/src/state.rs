@@ -1244,13 +1244,25 @@ impl State {
     }
 }
 
+/// Lists of components up to this long lose one from below the top without a guess (see
+/// [`remove_below_top`]); longer ones (a deck, a pile) search from the top and copy only the
+/// components above it, mostly few.
+const SHORT_LIST: usize = 32;
+
 /// Removes component `idx` from `cards`, where it lies below the top (if at all), the cards
-/// above it moving down one place. Where a card lies in a hand is as good as random, so the
-/// scan does not stop at it and the move is one pass of selects over the whole list: neither
-/// has a branch that depends on where the card lay, which the processor would mostly guess
-/// wrong (a loop stopping at the card, a copy whose length is the cards above it).
+/// above it moving down one place. Where a card lies in a hand is as good as random, so in a
+/// short list the scan does not stop at it and the move is one pass of selects over the whole
+/// list: neither has a branch that depends on where the card lay, which the processor would
+/// mostly guess wrong (a loop stopping at the card, a copy whose length is the cards above
+/// it).
 #[inline]
 fn remove_below_top(cards: &mut Vec<u32>, idx: u32) {
+    if cards.len() > SHORT_LIST {
+        if let Some(at) = cards.iter().rposition(|c| *c == idx) {
+            cards.remove(at);
+        }
+        return;
+    }
     let at = cards.iter().enumerate().fold(usize::MAX, |at, (i, c)| if *c == idx { i } else { at });
     if at == usize::MAX {
         return;
@@ -1316,6 +1328,15 @@ mod tests {
         let mut one = vec![5];
         remove_below_top(&mut one, 5);
         assert!(one.is_empty());
+        // A long list (a deck) the other way, alike.
+        let deck: Vec<u32> = (0..SHORT_LIST as u32 + 8).rev().collect();
+        for at in [0, 9, deck.len() - 2] {
+            let mut left = deck.clone();
+            remove_below_top(&mut left, deck[at]);
+            let mut expected = deck.clone();
+            expected.remove(at);
+            assert_eq!(left, expected, "removing the card at {at} of a deck");
+        }
     }
 
     #[test]
