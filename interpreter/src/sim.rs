@@ -373,9 +373,12 @@ pub fn play_keeping(
     table: &BotTable,
     keep: Keep,
 ) -> Result<GameRecord, Box<SimFailure>> {
-    play(game, players, index, seed, table, keep).or_else(|failed| match keep.moves {
-        true => Err(failed),
-        false => play_one(game, players, index, seed, table),
+    play(game, players, index, seed, table, keep).or_else(|failed| {
+        if keep.moves {
+            Err(failed)
+        } else {
+            play_one(game, players, index, seed, table)
+        }
     })
 }
 
