@@ -52,6 +52,8 @@ impl Game {
 
     /// A script returned something the engine cannot use: an error located at the script
     /// function's definition (its `fn` line), as a script's own failure is.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn returned(&self, function: &str, message: String) -> PlayError {
         PlayError::Script(Box::new(crate::script::ScriptError {
             function: function.to_string(),
@@ -270,12 +272,19 @@ impl Game {
                 work.state.rng.shuffle(&mut cards);
                 work.state.zones[*z][owner].cards = cards;
                 if work.logging {
-                    work.events
-                        .push(Event::public(EventKind::Chance, format!("shuffled {}", self.rules.zones[*z].name)));
+                    self.log_shuffled(work, *z);
                 }
             }
         }
         Ok(())
+    }
+
+    /// Logs the shuffle of a zone (kept out of [`Game::run_step`], which mostly runs without a
+    /// log).
+    #[cold]
+    #[inline(never)]
+    fn log_shuffled(&self, work: &mut Work, zone: usize) {
+        work.events.push(Event::public(EventKind::Chance, format!("shuffled {}", self.rules.zones[zone].name)));
     }
 
     fn move_step(&self, work: &mut Work, from: usize, to: usize, count: usize, deal: bool) -> Result<(), PlayError> {
@@ -642,11 +651,7 @@ impl Game {
                 continue;
             }
             if opts.is_empty() {
-                return Err(PlayError::Rule(format!(
-                    "decision `{}` has no legal option for {}",
-                    d.name,
-                    self.rules.seat_name(p)
-                )));
+                return Err(self.no_legal_option(decision, p));
             }
             let auto = if d.auto.is_some() { self.auto_choice(work, decision, p, opts, &ctx)? } else { None };
             chosen.push(auto);
@@ -668,6 +673,15 @@ impl Game {
             work.state.pending = Some(pending);
         }
         Ok(())
+    }
+
+    /// The error of a decision that leaves a seat without an option (kept out of
+    /// [`Game::open`], which mostly runs without it).
+    #[cold]
+    #[inline(never)]
+    fn no_legal_option(&self, decision: usize, seat: usize) -> PlayError {
+        let name = &self.rules.decisions[decision].name;
+        PlayError::Rule(format!("decision `{name}` has no legal option for {}", self.rules.seat_name(seat)))
     }
 
     pub(crate) fn auto_choice(
@@ -824,34 +838,13 @@ impl Game {
             // What the reveal script receives (made only when there is one and it reads them).
             let made = self.reveal_reads_choices[pending.decision];
             let mut choices = if made { vec![Dynamic::UNIT; work.state.players] } else { Vec::new() };
-            let mut shown = Vec::new();
-            let seats = if made || work.logging { pending.players.as_slice() } else { &[] };
-            for (slot, &p) in seats.iter().enumerate() {
-                let c = pending.chosen_option(slot);
-                if made {
-                    choices[p] = self.choice_value(&work.state, pending.decision, c);
-                }
-                if work.logging {
-                    let label = self.choice_label(&work.state, pending.asked(slot), c)?;
-                    shown.push(format!("{} {label}", self.rules.seat_name(p)));
+            if made {
+                for (slot, &p) in pending.players.iter().enumerate() {
+                    choices[p] = self.choice_value(&work.state, pending.decision, pending.chosen_option(slot));
                 }
             }
             if work.logging {
-                let text = format!("{} revealed: {}", d.name, shown.join(", "));
-                if d.secret {
-                    for (slot, &p) in pending.players.iter().enumerate() {
-                        let c = pending.chosen_option(slot);
-                        let label = self.choice_label(&work.state, pending.asked(slot), c)?;
-                        work.events.push(Event::private(
-                            EventKind::Reveal,
-                            vec![p],
-                            format!("{}: {} chose {label}", d.name, self.rules.seat_name(p)),
-                            None,
-                        ));
-                    }
-                } else {
-                    work.events.push(Event::public(EventKind::Reveal, text));
-                }
+                self.log_reveal(work, pending)?;
             }
             if let Some(to) = d.to {
                 self.move_chosen(work, to, pending)?;
@@ -867,18 +860,7 @@ impl Game {
             let p = pending.players[0];
             let c = pending.chosen_option(0);
             if work.logging {
-                let label = self.choice_label(&work.state, pending.asked(0), c)?;
-                let who = d.actor.clone().unwrap_or_else(|| self.rules.seat_name(p));
-                work.events.push(if d.secret {
-                    Event::private(
-                        EventKind::Decision,
-                        vec![p],
-                        format!("{who} chose {label} ({})", d.name),
-                        Some(format!("{who} chose ({})", d.name)),
-                    )
-                } else {
-                    Event::public(EventKind::Decision, format!("{who} chose {label} ({})", d.name))
-                });
+                self.log_decision(work, pending)?;
             }
             if let Choice::Component(card) = c {
                 self.trick_played(work, pending.decision, p, *card)?;
@@ -891,6 +873,56 @@ impl Game {
                 let _ = self.call(work, f, vec![Dynamic::from_int(p as i64), v], &pending.ctx)?;
             }
         }
+        Ok(())
+    }
+
+    /// Logs the reveal of a commit whose answers are all in: one public line, or for a secret
+    /// decision each seat's own choice to that seat alone. Kept out of [`Game::resolve`], which
+    /// mostly runs without a log.
+    #[cold]
+    #[inline(never)]
+    fn log_reveal(&self, work: &mut Work, pending: &Pending) -> Result<(), PlayError> {
+        let d = &self.rules.decisions[pending.decision];
+        let mut shown = Vec::new();
+        for (slot, &p) in pending.players.iter().enumerate() {
+            let label = self.choice_label(&work.state, pending.asked(slot), pending.chosen_option(slot))?;
+            shown.push(format!("{} {label}", self.rules.seat_name(p)));
+        }
+        if d.secret {
+            for (slot, &p) in pending.players.iter().enumerate() {
+                let label = self.choice_label(&work.state, pending.asked(slot), pending.chosen_option(slot))?;
+                work.events.push(Event::private(
+                    EventKind::Reveal,
+                    vec![p],
+                    format!("{}: {} chose {label}", d.name, self.rules.seat_name(p)),
+                    None,
+                ));
+            }
+        } else {
+            work.events.push(Event::public(EventKind::Reveal, format!("{} revealed: {}", d.name, shown.join(", "))));
+        }
+        Ok(())
+    }
+
+    /// Logs one seat's answer to a decision (public, or only to that seat for a secret
+    /// decision). Kept out of [`Game::resolve`], which mostly runs without a log.
+    #[cold]
+    #[inline(never)]
+    fn log_decision(&self, work: &mut Work, pending: &Pending) -> Result<(), PlayError> {
+        let d = &self.rules.decisions[pending.decision];
+        let p = pending.players[0];
+        let label = self.choice_label(&work.state, pending.asked(0), pending.chosen_option(0))?;
+        let who = d.actor.clone().unwrap_or_else(|| self.rules.seat_name(p));
+        work.events.push(if d.secret {
+            Event::private(
+                EventKind::Decision,
+                vec![p],
+                format!("{who} chose {label} ({})", d.name),
+                Some(format!("{who} chose ({})", d.name)),
+            )
+        } else {
+            Event::public(EventKind::Decision, format!("{who} chose {label} ({})", d.name))
+        });
         Ok(())
     }
 
@@ -928,13 +960,7 @@ impl Game {
                 Choice::Scripted(s) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
             };
             let Some(value) = value else {
-                return Err(PlayError::Rule(format!(
-                    "the contest compares `{}`, but {}'s choice `{}` has no integer `{}`",
-                    c.by,
-                    r.seat_name(p),
-                    self.choice_id(st, choice),
-                    c.by
-                )));
+                return Err(self.no_value_to_compare(st, c, p, choice));
             };
             let place = st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
             entries.push(Entry { place, seat: p, component, value });
@@ -979,8 +1005,7 @@ impl Game {
             // still to move lie under anything a move may add).
             let count = work.state.zones[stake][0].cards.len();
             if work.logging {
-                let cards = &work.state.zones[stake][0].cards;
-                stake_labels = cards.iter().map(|i| self.component_label(&work.state, *i)).collect();
+                stake_labels = self.zone_labels(&work.state, stake);
             }
             let bottom = |st: &State| st.zones[stake][0].cards[0];
             match (winner, c.stake_to) {
@@ -1009,17 +1034,47 @@ impl Game {
             work.state.vars[v][0].set(Value::Int(winner.map_or(-1, |w| w as i64)));
         }
         if work.logging {
-            let stake = if stake_labels.is_empty() { String::new() } else { format!(" [{}]", stake_labels.join(" ")) };
-            let text = if won == 0 {
-                format!("tie at {best}: nobody wins{stake}")
-            } else {
-                let tied = entries.iter().filter(|e| e.value == best).map(|e| e.seat);
-                let names: Vec<String> = tied.take(won).map(|w| r.seat_name(w)).collect();
-                format!("{} {}{} with {best}", names.join(" and "), if won == 1 { "wins" } else { "win" }, stake)
-            };
-            work.events.push(Event::public(EventKind::Message, text));
+            self.log_contest(work, entries, (best, won), &stake_labels);
         }
         Ok(())
+    }
+
+    /// The error of a contest whose compared property a revealed choice lacks (kept out of
+    /// [`Game::contest`], which mostly runs without it).
+    #[cold]
+    #[inline(never)]
+    fn no_value_to_compare(&self, st: &State, c: &Contest, seat: usize, choice: &Choice) -> PlayError {
+        PlayError::Rule(format!(
+            "the contest compares `{}`, but {}'s choice `{}` has no integer `{}`",
+            c.by,
+            self.rules.seat_name(seat),
+            self.choice_id(st, choice),
+            c.by
+        ))
+    }
+
+    /// The labels of the components of a global zone, bottom first (for the log).
+    #[cold]
+    #[inline(never)]
+    fn zone_labels(&self, st: &State, zone: usize) -> Vec<String> {
+        st.zones[zone][0].cards.iter().map(|i| self.component_label(st, *i)).collect()
+    }
+
+    /// Logs a contest's result: who won the stake (labelled `stake_labels`) with the `best`
+    /// value, or the tie nobody won. Kept out of [`Game::contest`], which mostly runs without
+    /// a log.
+    #[cold]
+    #[inline(never)]
+    fn log_contest(&self, work: &mut Work, entries: &[Entry], (best, won): (i64, usize), stake_labels: &[String]) {
+        let stake = if stake_labels.is_empty() { String::new() } else { format!(" [{}]", stake_labels.join(" ")) };
+        let text = if won == 0 {
+            format!("tie at {best}: nobody wins{stake}")
+        } else {
+            let tied = entries.iter().filter(|e| e.value == best).map(|e| e.seat);
+            let names: Vec<String> = tied.take(won).map(|w| self.rules.seat_name(w)).collect();
+            format!("{} {}{} with {best}", names.join(" and "), if won == 1 { "wins" } else { "win" }, stake)
+        };
+        work.events.push(Event::public(EventKind::Message, text));
     }
 
     /// A component's label from its type's template.
@@ -1049,26 +1104,34 @@ impl Game {
             None => Vec::new(),
         };
         if work.logging {
-            let names: Vec<String> = winners.iter().map(|p| self.rules.seat_name(*p)).collect();
-            let score_text = if scores.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; scores {}",
-                    scores
-                        .iter()
-                        .enumerate()
-                        .map(|(p, s)| format!("{} {s}", self.rules.seat_name(p)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            let who = if names.is_empty() { "nobody".to_string() } else { names.join(" and ") };
-            work.events.push(Event::public(EventKind::End, format!("game over: {who} won{score_text}")));
+            self.log_end(work, &winners, &scores);
         }
         work.state.outcome = Some(Outcome { winners, scores });
         work.state.stack.clear();
         Ok(())
+    }
+
+    /// Logs the end of the game: its winners and scores. Kept out of [`Game::finish`], which
+    /// mostly runs without a log.
+    #[cold]
+    #[inline(never)]
+    fn log_end(&self, work: &mut Work, winners: &[usize], scores: &[i64]) {
+        let names: Vec<String> = winners.iter().map(|p| self.rules.seat_name(*p)).collect();
+        let score_text = if scores.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; scores {}",
+                scores
+                    .iter()
+                    .enumerate()
+                    .map(|(p, s)| format!("{} {s}", self.rules.seat_name(p)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        let who = if names.is_empty() { "nobody".to_string() } else { names.join(" and ") };
+        work.events.push(Event::public(EventKind::End, format!("game over: {who} won{score_text}")));
     }
 }
 

@@ -632,13 +632,13 @@ impl<'g> Session<'g> {
             return Err(PlayError::DecisionLimit(r.max_decisions));
         }
         let Some(pending) = self.state.pending.as_ref() else {
-            return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
+            return Err(answer::not_deciding(r, player));
         };
         let Some(slot) = pending.players.iter().position(|x| *x == player) else {
-            return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
+            return Err(answer::not_deciding(r, player));
         };
         if pending.chosen[slot].is_some() || index >= pending.options[slot].len() {
-            return Err(PlayError::Illegal(format!("option {index} is not legal for {}", r.seat_name(player))));
+            return Err(illegal_index(r, player, index));
         }
         let answer = Answer {
             player,
@@ -949,6 +949,14 @@ pub fn quote_input(text: &str) -> String {
         out.push('…');
     }
     out
+}
+
+/// The error of an option index a seat may not answer now (out of its list, or the seat has
+/// answered already).
+#[cold]
+#[inline(never)]
+fn illegal_index(rules: &crate::rules::Rules, player: usize, index: usize) -> PlayError {
+    PlayError::Illegal(format!("option {index} is not legal for {}", rules.seat_name(player)))
 }
 
 #[cfg(test)]

@@ -391,7 +391,7 @@ fn play(
     table: &BotTable,
     keep: Keep,
 ) -> Result<GameRecord, Box<SimFailure>> {
-    let fail = |moves: Vec<Move>, error| Box::new(SimFailure { index, seed, moves, error });
+    let fail = |moves: Vec<Move>, error| failure(index, seed, moves, error);
     let started = if table.searches() {
         crate::Session::new_tracked(game, players, seed, false)
     } else {
@@ -452,6 +452,13 @@ fn play(
         moves: session.into_history(),
         shape,
     })
+}
+
+/// A failed game of a series (kept out of [`play`], which mostly runs without one).
+#[cold]
+#[inline(never)]
+fn failure(index: u64, seed: u64, moves: Vec<Move>, error: PlayError) -> Box<SimFailure> {
+    Box::new(SimFailure { index, seed, moves, error })
 }
 
 /// Plays a series of games, calling `progress` after each. Records come back in series order

@@ -58,23 +58,15 @@ pub(super) fn apply(
     let Answer { player, slot, index, logging, tracking, keeping_moves } = answer;
     let r = &game.rules;
     let Some(pending) = state.pending.as_ref().filter(|p| p.players.get(slot) == Some(&player)) else {
-        return Err(PlayError::Illegal(format!("{} does not decide now", r.seat_name(player))));
+        return Err(not_deciding(r, player));
     };
     let choice = &pending.options[slot][index];
     if let Choice::Add(card) = *choice {
         return add_to_set(game, state, stand_in, answer, card, fresh, answered);
     }
     answered.id = keeping_moves.then(|| game.choice_shared_id(state, choice));
-    answered.label = logging.then(|| game.choice_label(state, pending.asked(slot), choice)).transpose()?;
-    if let (true, Some(label)) = (pending.commit, &answered.label) {
-        let who = r.seat_name(player);
-        let name = &r.decisions[pending.decision].name;
-        answered.events.push(Event::private(
-            EventKind::Commit,
-            vec![player],
-            format!("{who} committed {label} ({name})"),
-            Some(format!("{who} committed ({name})")),
-        ));
+    if logging {
+        log_answer(game, state, answer, answered)?;
     }
     if only_recorded(pending, answer) {
         record_commit(state, answer);
@@ -100,6 +92,37 @@ pub(super) fn apply(
     result?;
     answered.moves = state.trace.take();
     answered.events = events;
+    Ok(())
+}
+
+/// The error of a seat that has no decision to make now.
+#[cold]
+#[inline(never)]
+pub(super) fn not_deciding(rules: &crate::rules::Rules, player: usize) -> PlayError {
+    PlayError::Illegal(format!("{} does not decide now", rules.seat_name(player)))
+}
+
+/// Fills in the label of a legal answer and, for a commit, the line saying the seat
+/// committed (its option shown to that seat alone). Kept out of [`apply`], which mostly runs
+/// without a log.
+#[cold]
+#[inline(never)]
+fn log_answer(game: &Game, state: &State, answer: Answer, answered: &mut Answered) -> Result<(), PlayError> {
+    let Answer { player, slot, index, .. } = answer;
+    let r = &game.rules;
+    let pending = state.pending.as_ref().expect("checked");
+    let label = game.choice_label(state, pending.asked(slot), &pending.options[slot][index])?;
+    if pending.commit {
+        let who = r.seat_name(player);
+        let name = &r.decisions[pending.decision].name;
+        answered.events.push(Event::private(
+            EventKind::Commit,
+            vec![player],
+            format!("{who} committed {label} ({name})"),
+            Some(format!("{who} committed ({name})")),
+        ));
+    }
+    answered.label = Some(label);
     Ok(())
 }
 
