@@ -116,7 +116,7 @@ fn play(
         let n = test.map_or(range.end - first, |t| t.batch.min(range.end - first));
         for side in 0..2 {
             let cfg = SimConfig { first, ..SimConfig::new(args.players, n, seeds[side], bots.clone(), args.jobs) };
-            let batch = run_games(&games[side], &cfg, &|| bar.inc(1))
+            let batch = run_games(&games[side], &cfg, &crate::simulate::tick(&bar))
                 .map_err(|f| format!("{}: {f}", flags(&configs[side].variants, &configs[side].options)))?;
             records[side].extend(batch);
         }

@@ -54,9 +54,9 @@ pub fn run(cli: &Cli, args: &SimulateArgs) -> Result<ExitCode, String> {
     let started = std::time::Instant::now();
     let mut tally = Tally::new(args.players);
     let result = if keep {
-        run_games(&game, &cfg, &|| bar.inc(1))
+        run_games(&game, &cfg, &tick(&bar))
     } else {
-        run_each(&game, &cfg, &|| bar.inc(1), |r| tally.add(&r)).map(|()| Vec::new())
+        run_each(&game, &cfg, &tick(&bar), |r| tally.add(&r)).map(|()| Vec::new())
     };
     bar.finish_and_clear();
     let records = result.map_err(|f| {
@@ -140,6 +140,17 @@ pub(crate) fn progress(len: u64, name: &str) -> Result<ProgressBar, String> {
     );
     b.set_message(name.to_string());
     Ok(b)
+}
+
+/// What a series calls after each game: moves `bar` on, unless it is hidden (off a terminal),
+/// where moving it would still read the clock at every game.
+pub(crate) fn tick(bar: &ProgressBar) -> impl Fn() + Sync + '_ {
+    let hidden = bar.is_hidden();
+    move || {
+        if !hidden {
+            bar.inc(1);
+        }
+    }
 }
 
 /// Where script time went (`--profile`), on stderr: the functions the engine calls, then
