@@ -1248,6 +1248,8 @@ impl State {
 /// [`remove_below_top`]); longer ones (a deck, a pile) search from the top and copy only the
 /// components above it, mostly few.
 const SHORT_LIST: usize = 32;
+// A short list's places fit the bits of a `u32` (see [`remove_below_top`]).
+const _: () = assert!(SHORT_LIST <= u32::BITS as usize);
 
 /// Removes component `idx` from `cards`, where it lies below the top (if at all), the cards
 /// above it moving down one place. Where a card lies in a hand is as good as random, so in a
@@ -1263,10 +1265,13 @@ fn remove_below_top(cards: &mut Vec<u32>, idx: u32) {
         }
         return;
     }
-    let at = cards.iter().enumerate().fold(usize::MAX, |at, (i, c)| if *c == idx { i } else { at });
-    if at == usize::MAX {
+    // One bit per place that holds it (a component lies in one place at most): compared
+    // all at once, not one after another.
+    let found = cards.iter().enumerate().fold(0u32, |found, (i, c)| found | (u32::from(*c == idx) << i));
+    if found == 0 {
         return;
     }
+    let at = (u32::BITS - 1 - found.leading_zeros()) as usize;
     let last = cards.len() - 1;
     for i in 0..last {
         cards[i] = if i >= at { cards[i + 1] } else { cards[i] };
