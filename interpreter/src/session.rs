@@ -671,14 +671,7 @@ impl<'g> Session<'g> {
             &mut answered,
         );
         if let Err(e) = result {
-            let into = self.stand_in.0.take().unwrap_or_else(|| Box::new(State::empty()));
-            match self.rollback.state_before(game, into) {
-                Ok(before) => self.stand_in.0 = Some(std::mem::replace(&mut self.state, before)),
-                // Never expected (the engine is deterministic): the half-changed state is
-                // kept, a state of this game all the same, and the error says what happened.
-                Err(lost) => return Err(lost),
-            }
-            return Err(e);
+            return Err(self.put_back_state_before(e));
         }
         self.rollback.record(answer);
         if let (Some(k), Some(moves)) = (self.knowledge.as_mut(), answered.moves) {
@@ -696,6 +689,24 @@ impl<'g> Session<'g> {
             self.history.push(Move { player, option, label: answered.label });
         }
         Ok(())
+    }
+
+    /// After an answer failed with `error`: puts back the state before it (the half-changed
+    /// one goes to the stand-in) and gives the error to return. Kept out of
+    /// [`Session::apply_index`], which mostly runs without it.
+    #[cold]
+    #[inline(never)]
+    fn put_back_state_before(&mut self, error: PlayError) -> PlayError {
+        let into = self.stand_in.0.take().unwrap_or_else(|| Box::new(State::empty()));
+        match self.rollback.state_before(self.game, into) {
+            Ok(before) => {
+                self.stand_in.0 = Some(std::mem::replace(&mut self.state, before));
+                error
+            }
+            // Never expected (the engine is deterministic): the half-changed state is kept, a
+            // state of this game all the same, and the error says what happened.
+            Err(lost) => lost,
+        }
     }
 
     /// Puts exactly these components, bottom to top, into a zone (taking them from wherever
