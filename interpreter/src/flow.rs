@@ -297,9 +297,7 @@ impl Game {
         for _ in 0..count {
             for k in 0..seats {
                 let t = if deal { work.state.turn_order[k] } else { owner(to) };
-                if let Some(idx) = work.state.zones[from][from_owner].cards.last().copied() {
-                    work.state.put(r, idx, to, t).map_err(PlayError::Rule)?;
-                }
+                work.state.put_top(r, (from, from_owner), to, t).map_err(PlayError::Rule)?;
             }
         }
         Ok(())

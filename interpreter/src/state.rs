@@ -1158,13 +1158,44 @@ impl State {
     pub fn put(&mut self, rules: &Rules, idx: u32, zone: usize, owner: usize) -> Result<(), String> {
         let from = self.location[idx as usize];
         let from_top = self.take_from_place(idx);
+        self.lay(rules, idx, (from, from_top), zone, owner)
+    }
+
+    /// [`State::put`] of the component on top of zone slot `(from, from_owner)`, if any: it
+    /// is taken from where it is known to lie, without looking it up.
+    pub fn put_top(
+        &mut self,
+        rules: &Rules,
+        (from, from_owner): (usize, usize),
+        zone: usize,
+        owner: usize,
+    ) -> Result<(), String> {
+        let cards = &mut self.zones[from][from_owner].cards;
+        let Some(&idx) = cards.last() else { return Ok(()) };
+        crate::alloc::charge(cards.len());
+        cards.pop();
+        self.location[idx as usize] = NOWHERE;
+        self.lay(rules, idx, ((from as u32, from_owner as u32), true), zone, owner)
+    }
+
+    /// Lays component `idx`, just taken from `from` (on top of it or not), on top of a zone
+    /// slot, and records the move (see [`State::put`]).
+    #[inline(always)]
+    fn lay(
+        &mut self,
+        rules: &Rules,
+        idx: u32,
+        from: ((u32, u32), bool),
+        zone: usize,
+        owner: usize,
+    ) -> Result<(), String> {
         if rules.zones[zone].capacity.is_some() {
             self.make_room(rules, zone, owner)?;
         }
         self.zones[zone][owner].cards.push(idx);
         self.location[idx as usize] = (zone as u32, owner as u32);
         if self.trace.is_some() {
-            self.record_move(rules, idx, (from, from_top), (zone, owner));
+            self.record_move(rules, idx, from, (zone, owner));
         }
         Ok(())
     }
@@ -1342,6 +1373,40 @@ mod tests {
             expected.remove(at);
             assert_eq!(left, expected, "removing the card at {at} of a deck");
         }
+    }
+
+    /// `put_top` moves the component on top of a slot as `put` moves it, the trace alike, and
+    /// does nothing for an empty slot.
+    #[test]
+    fn the_top_component_moved_from_where_it_lies_is_moved_as_put_moves_it() {
+        use crate::load::{load_game, LoadOptions};
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/deck-checks");
+        let game = load_game(&folder, &LoadOptions::default()).game.expect("the fixture loads");
+        let r = &game.rules;
+        let (deck, hand) = (r.zone("deck").expect("a deck"), r.zone("hand").expect("hands"));
+        let mut by_put = game.initial_state(2, 5).expect("starts");
+        by_put.trace = Some(Vec::new());
+        let mut by_top = by_put.clone();
+        for owner in [1, 0, 1] {
+            let top = *by_put.zones[deck][0].cards.last().expect("cards left");
+            by_put.put(r, top, hand, owner).expect("moves");
+            by_top.put_top(r, (deck, 0), hand, owner).expect("moves");
+            assert_eq!(by_top.location, by_put.location);
+            assert_eq!(by_top.trace, by_put.trace);
+            for (zone, slots) in by_put.zones.iter().enumerate() {
+                for (o, slot) in slots.iter().enumerate() {
+                    assert_eq!(by_top.zones[zone][o].cards, slot.cards, "zone {zone}, owner {o}");
+                }
+            }
+        }
+        assert_eq!(by_top.trace.as_ref().map(Vec::len), Some(3));
+        let before = by_top.zones[hand][0].cards.clone();
+        by_top.put_top(r, (hand, 1), hand, 0).expect("moves");
+        by_top.put_top(r, (hand, 1), hand, 0).expect("moves");
+        assert!(by_top.zones[hand][1].cards.is_empty());
+        by_top.put_top(r, (hand, 1), hand, 0).expect("an empty slot moves nothing");
+        assert_eq!(by_top.zones[hand][0].cards.len(), before.len() + 2);
+        assert_eq!(by_top.trace.as_ref().map(Vec::len), Some(5));
     }
 
     #[test]
