@@ -223,13 +223,14 @@ pub fn transaction<T>(mut body: impl FnMut() -> T) -> T {
     }
     let _restore = RestoreMode(outer);
     MODE.with(|m| m.set(Mode { in_transaction: true, rhai_only: outer.rhai_only, gave_up: false }));
-    let first = body();
-    if !MODE.with(std::cell::Cell::get).gave_up {
-        return first;
+    // One result, replaced by a second run's.
+    let mut result = body();
+    if MODE.with(std::cell::Cell::get).gave_up {
+        drop(result);
+        MODE.with(|m| m.set(Mode { in_transaction: true, rhai_only: true, gave_up: false }));
+        result = body();
     }
-    drop(first);
-    MODE.with(|m| m.set(Mode { in_transaction: true, rhai_only: true, gave_up: false }));
-    body()
+    result
 }
 
 /// Runs `f` with every script call on this thread interpreted by Rhai (tests compare the
