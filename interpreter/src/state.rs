@@ -1375,40 +1375,6 @@ mod tests {
         }
     }
 
-    /// `put_top` moves the component on top of a slot as `put` moves it, the trace alike, and
-    /// does nothing for an empty slot.
-    #[test]
-    fn the_top_component_moved_from_where_it_lies_is_moved_as_put_moves_it() {
-        use crate::load::{load_game, LoadOptions};
-        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/deck-checks");
-        let game = load_game(&folder, &LoadOptions::default()).game.expect("the fixture loads");
-        let r = &game.rules;
-        let (deck, hand) = (r.zone("deck").expect("a deck"), r.zone("hand").expect("hands"));
-        let mut by_put = game.initial_state(2, 5).expect("starts");
-        by_put.trace = Some(Vec::new());
-        let mut by_top = by_put.clone();
-        for owner in [1, 0, 1] {
-            let top = *by_put.zones[deck][0].cards.last().expect("cards left");
-            by_put.put(r, top, hand, owner).expect("moves");
-            by_top.put_top(r, (deck, 0), hand, owner).expect("moves");
-            assert_eq!(by_top.location, by_put.location);
-            assert_eq!(by_top.trace, by_put.trace);
-            for (zone, slots) in by_put.zones.iter().enumerate() {
-                for (o, slot) in slots.iter().enumerate() {
-                    assert_eq!(by_top.zones[zone][o].cards, slot.cards, "zone {zone}, owner {o}");
-                }
-            }
-        }
-        assert_eq!(by_top.trace.as_ref().map(Vec::len), Some(3));
-        let before = by_top.zones[hand][0].cards.clone();
-        by_top.put_top(r, (hand, 1), hand, 0).expect("moves");
-        by_top.put_top(r, (hand, 1), hand, 0).expect("moves");
-        assert!(by_top.zones[hand][1].cards.is_empty());
-        by_top.put_top(r, (hand, 1), hand, 0).expect("an empty slot moves nothing");
-        assert_eq!(by_top.zones[hand][0].cards.len(), before.len() + 2);
-        assert_eq!(by_top.trace.as_ref().map(Vec::len), Some(5));
-    }
-
     #[test]
     fn a_var_slot_gives_scripts_the_current_value_and_copies_that_do_not_reach_it() {
         let list = Value::List(vec![Value::Str("A".into()), Value::Int(2)]);
