@@ -884,19 +884,15 @@ impl Game {
         let mut shown = Vec::new();
         for (slot, &p) in pending.players.iter().enumerate() {
             let label = self.choice_label(&work.state, pending.asked(slot), pending.chosen_option(slot))?;
-            shown.push(format!("{} {label}", self.rules.seat_name(p)));
-        }
-        if d.secret {
-            for (slot, &p) in pending.players.iter().enumerate() {
-                let label = self.choice_label(&work.state, pending.asked(slot), pending.chosen_option(slot))?;
-                work.events.push(Event::private(
-                    EventKind::Reveal,
-                    vec![p],
-                    format!("{}: {} chose {label}", d.name, self.rules.seat_name(p)),
-                    None,
-                ));
+            let seat = self.rules.seat_name(p);
+            if d.secret {
+                let text = format!("{}: {seat} chose {label}", d.name);
+                work.events.push(Event::private(EventKind::Reveal, vec![p], text, None));
+            } else {
+                shown.push(format!("{seat} {label}"));
             }
-        } else {
+        }
+        if !d.secret {
             work.events.push(Event::public(EventKind::Reveal, format!("{} revealed: {}", d.name, shown.join(", "))));
         }
         Ok(())
@@ -1203,7 +1199,7 @@ mod tests {
         for owner in [1, 0, 1] {
             let top = *by_put.zones[deck][0].cards.last().expect("cards left");
             by_put.put(r, top, hand, owner).expect("moves");
-            by_top.put_top(r, (deck, 0), hand, owner).expect("moves");
+            assert_eq!(by_top.put_top(r, (deck, 0), hand, owner), Ok(Some(top)));
             assert_eq!(by_top.location, by_put.location);
             assert_eq!(by_top.trace, by_put.trace);
             for (zone, slots) in by_put.zones.iter().enumerate() {
@@ -1217,7 +1213,7 @@ mod tests {
         by_top.put_top(r, (hand, 1), hand, 0).expect("moves");
         by_top.put_top(r, (hand, 1), hand, 0).expect("moves");
         assert!(by_top.zones[hand][1].cards.is_empty());
-        by_top.put_top(r, (hand, 1), hand, 0).expect("an empty slot moves nothing");
+        assert_eq!(by_top.put_top(r, (hand, 1), hand, 0), Ok(None), "an empty slot moves nothing");
         assert_eq!(by_top.zones[hand][0].cards.len(), before.len() + 2);
         assert_eq!(by_top.trace.as_ref().map(Vec::len), Some(5));
     }

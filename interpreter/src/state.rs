@@ -1162,20 +1162,22 @@ impl State {
     }
 
     /// [`State::put`] of the component on top of zone slot `(from, from_owner)`, if any: it
-    /// is taken from where it is known to lie, without looking it up.
+    /// is taken from where it is known to lie, without looking it up. Returns the component
+    /// moved (`None`: the slot was empty, nothing moved).
     pub fn put_top(
         &mut self,
         rules: &Rules,
         (from, from_owner): (usize, usize),
         zone: usize,
         owner: usize,
-    ) -> Result<(), String> {
+    ) -> Result<Option<u32>, String> {
         let cards = &mut self.zones[from][from_owner].cards;
-        let Some(&idx) = cards.last() else { return Ok(()) };
+        let Some(&idx) = cards.last() else { return Ok(None) };
         crate::alloc::charge(cards.len());
         cards.pop();
         self.location[idx as usize] = NOWHERE;
-        self.lay(rules, idx, ((from as u32, from_owner as u32), true), zone, owner)
+        self.lay(rules, idx, ((from as u32, from_owner as u32), true), zone, owner)?;
+        Ok(Some(idx))
     }
 
     /// Lays component `idx`, just taken from `from` (on top of it or not), on top of a zone

@@ -65,8 +65,7 @@ fn move_from_top(
         return Ok((0, None));
     }
     let (mut moved, mut last) = (0, None);
-    while let Some(idx) = w.state.zones[fz][fo].cards.last().copied() {
-        w.state.put(r, idx, tz, to_o)?;
+    while let Some(idx) = w.state.put_top(r, (fz, fo), tz, to_o)? {
         log_pushed_out(r, w);
         moved += 1;
         last = Some(idx);
@@ -248,10 +247,9 @@ pub(super) fn register(engine: &mut crate::compiled::Registry) {
             let order = w.state.turn_order.clone();
             'dealing: for _ in 0..n.max(0) {
                 for &p in &order {
-                    let Some(idx) = w.state.zones[fz][fo].cards.last().copied() else {
+                    if w.state.put_top(r, (fz, fo), tz, p)?.is_none() {
                         break 'dealing;
-                    };
-                    w.state.put(r, idx, tz, p)?;
+                    }
                 }
             }
             Ok(())
