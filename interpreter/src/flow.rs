@@ -610,18 +610,17 @@ impl Game {
     fn following<'s>(&'s self, st: &'s State, d: &'s crate::rules::DecisionInfo) -> Option<impl Fn(u32) -> bool + 's> {
         let f = d.follow.as_ref()?;
         let codes = &self.rules.prop_codes;
-        let list = &st.components.list;
+        let comps = &st.components;
         let led = match f.from {
             FollowFrom::Var(v) => Some(st.vars[v][0].get()),
-            FollowFrom::Zone(z) => {
-                st.zones[z][0].cards.first().and_then(|c| list[*c as usize].coded_prop(codes, &f.by))
-            }
+            FollowFrom::Zone(z) => st.zones[z][0].cards.first().and_then(|c| comps.coded_prop(codes, *c, &f.by)),
         };
         let led = led.filter(|led| **led != Value::Unit && **led != f.free)?;
         let led_code = codes.code(f.by.slot, Some(led));
         Some(move |c: u32| {
-            let card = &list[c as usize];
-            crate::codes::same(card.code(f.by.slot), led_code, || card.prop(&f.by.name) == Some(led))
+            crate::codes::same(comps.code(c, f.by.slot), led_code, || {
+                comps.list[c as usize].prop(&f.by.name) == Some(led)
+            })
         })
     }
 
@@ -949,7 +948,7 @@ impl Game {
         for (slot, &p) in pending.players.iter().enumerate() {
             let choice = pending.chosen_option(slot);
             let (component, value) = match choice {
-                Choice::Component(i) => (Some(*i), st.components.list[*i as usize].coded_int(codes, &c.by)),
+                Choice::Component(i) => (Some(*i), st.components.coded_int(codes, *i, &c.by)),
                 Choice::Add(_) | Choice::Subset(_) => (None, None),
                 Choice::Scripted(s) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
             };
@@ -1007,7 +1006,7 @@ impl Game {
                     let mut gain = 0i64;
                     for _ in 0..count {
                         let i = bottom(&work.state);
-                        gain += work.state.components.list[i as usize].coded_int(&r.prop_codes, &c.by).unwrap_or(0);
+                        gain += work.state.components.coded_int(&r.prop_codes, i, &c.by).unwrap_or(0);
                         work.state.put(r, i, to, w).map_err(PlayError::Rule)?;
                     }
                     if let Some(t) = c.score {

@@ -48,10 +48,6 @@ pub struct Component {
     /// step. Shared by the copies of the component (a copy of the components copies no list).
     #[serde(skip)]
     run_ranks: Arc<[Option<i64>]>,
-    /// The numbers of its values of the properties in [`Rules::prop_codes`], by slot (see
-    /// [`crate::codes`]), made with the other values derived from the properties.
-    #[serde(skip)]
-    codes: Arc<[u32]>,
 }
 
 /// A component as a viewer sees it.
@@ -105,7 +101,6 @@ impl Component {
             shown: Arc::default(),
             shown_in_zone: Vec::new(),
             run_ranks: Arc::new([]),
-            codes: Arc::new([]),
         };
         c.refresh(rules);
         c
@@ -116,37 +111,6 @@ impl Component {
         &self.shared_id
     }
 
-    /// Its value of the property `key` names, found by its number (see [`crate::codes`]):
-    /// looked up by name only when the value has none, or is an integer that is its own
-    /// number ([`Component::coded_int`] reads that without a lookup).
-    pub fn coded_prop<'a>(
-        &'a self,
-        codes: &'a crate::codes::PropCodes,
-        key: &crate::codes::PropKey,
-    ) -> Option<&'a Value> {
-        match self.code(key.slot) {
-            crate::codes::MISSING => None,
-            code if code & crate::codes::INT != 0 => self.prop(&key.name),
-            code => codes.value(key.slot, code),
-        }
-    }
-
-    /// The integer value of property `key` (`None` if it has none, or not an integer): read
-    /// from its number (see [`crate::codes::int_of`]), looked up by name only for a value
-    /// without one.
-    pub fn coded_int(&self, codes: &crate::codes::PropCodes, key: &crate::codes::PropKey) -> Option<i64> {
-        match self.code(key.slot) {
-            crate::codes::UNCODED => self.prop(&key.name).and_then(Value::as_int),
-            code => crate::codes::int_of(codes, key.slot, code),
-        }
-    }
-
-    /// The number of its value of the property in slot `slot` of [`Rules::prop_codes`]
-    /// ([`crate::codes::MISSING`] without one).
-    pub fn code(&self, slot: usize) -> u32 {
-        self.codes.get(slot).copied().unwrap_or(crate::codes::MISSING)
-    }
-
     /// The component's place in the run of decision `decision`'s `subset`, worked out when
     /// its properties were set (`None` if it has none there: [`crate::subset::rank`] says why).
     pub fn run_rank(&self, decision: usize) -> Option<i64> {
@@ -155,9 +119,6 @@ impl Component {
 
     /// Fills in the label, the script values, the view and the run ranks from the properties.
     fn refresh(&mut self, rules: &Rules) {
-        if !rules.prop_codes.keys().is_empty() {
-            self.codes = rules.prop_codes.codes_of(&self.props).into();
-        }
         if rules.decisions.iter().any(|d| d.subset.as_ref().is_some_and(|s| s.consecutive.is_some())) {
             let props = &self.props;
             self.run_ranks = rules
@@ -239,18 +200,76 @@ impl Component {
 /// handles of them: the copy then makes a list of pointers, not of components).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Components {
-    /// Components by index.
+    /// Components by index (a component is added with [`Components::push`]).
     pub list: Vec<Arc<Component>>,
     /// Index by id.
     #[serde(skip)]
     pub by_id: Arc<HashMap<String, u32, crate::value::NameHasher>>,
+    /// The numbers of the components' values of the properties in [`Rules::prop_codes`]
+    /// (see [`crate::codes`]): component `i`'s for slot `s` at `i * slots + s`. One table
+    /// for all: a contest or a trick reads a card's number one load away from the components,
+    /// not through the card's own pointers.
+    #[serde(skip)]
+    codes: Vec<u32>,
+    /// Numbers per component (the slots of [`Rules::prop_codes`]).
+    #[serde(skip)]
+    slots: usize,
 }
 
 impl Components {
+    /// Adds a component (index: the number of components before it) and its numbers.
+    pub fn push(&mut self, rules: &Rules, component: Component) {
+        self.slots = rules.prop_codes.keys().len();
+        self.codes.extend(rules.prop_codes.codes_of(&component.props));
+        self.list.push(Arc::new(component));
+    }
+
     /// Sets one property of component `idx` (see [`Component::set_prop`]); the other
     /// components stay shared with the copies.
     pub fn set_prop(&mut self, rules: &Rules, idx: u32, key: &str, value: Value) {
-        Arc::make_mut(&mut self.list[idx as usize]).set_prop(rules, key, value);
+        let c = Arc::make_mut(&mut self.list[idx as usize]);
+        c.set_prop(rules, key, value);
+        let at = idx as usize * self.slots;
+        for (kept, code) in self.codes[at..at + self.slots].iter_mut().zip(rules.prop_codes.codes_of(&c.props)) {
+            *kept = code;
+        }
+    }
+
+    /// The number of component `idx`'s value of the property in slot `slot` of
+    /// [`Rules::prop_codes`] ([`crate::codes::MISSING`] without one).
+    #[inline]
+    pub fn code(&self, idx: u32, slot: usize) -> u32 {
+        if slot >= self.slots {
+            return crate::codes::MISSING;
+        }
+        self.codes.get(idx as usize * self.slots + slot).copied().unwrap_or(crate::codes::MISSING)
+    }
+
+    /// Component `idx`'s value of the property `key` names, found by its number (see
+    /// [`crate::codes`]): looked up by name only when the value has none, or is an integer
+    /// that is its own number ([`Components::coded_int`] reads that without a lookup).
+    pub fn coded_prop<'a>(
+        &'a self,
+        codes: &'a crate::codes::PropCodes,
+        idx: u32,
+        key: &crate::codes::PropKey,
+    ) -> Option<&'a Value> {
+        match self.code(idx, key.slot) {
+            crate::codes::MISSING => None,
+            code if code & crate::codes::INT != 0 => self.list[idx as usize].prop(&key.name),
+            code => codes.value(key.slot, code),
+        }
+    }
+
+    /// The integer value of component `idx`'s property `key` (`None` if it has none, or not
+    /// an integer): read from its number (see [`crate::codes::int_of`]), looked up by name
+    /// only for a value without one.
+    #[inline]
+    pub fn coded_int(&self, codes: &crate::codes::PropCodes, idx: u32, key: &crate::codes::PropKey) -> Option<i64> {
+        match self.code(idx, key.slot) {
+            crate::codes::UNCODED => self.list[idx as usize].prop(&key.name).and_then(Value::as_int),
+            code => crate::codes::int_of(codes, key.slot, code),
+        }
     }
 }
 
@@ -1014,7 +1033,7 @@ impl State {
             return Err(format!("a component with id `{id}` already exists"));
         }
         Arc::make_mut(&mut comps.by_id).insert(id.clone(), idx);
-        comps.list.push(Arc::new(Component::new(rules, id, kind, props)));
+        comps.push(rules, Component::new(rules, id, kind, props));
         self.location.push(NOWHERE);
         Ok(idx)
     }

@@ -146,8 +146,7 @@ impl Game {
         work.state.put(&self.rules, card, t.table, player).map_err(PlayError::Rule)?;
         if let (true, Some(led), Some(suit)) = (first, t.led, &t.suit) {
             let st = &mut *work.state;
-            let value =
-                st.components.list[card as usize].coded_prop(&self.rules.prop_codes, suit).unwrap_or(&Value::Unit);
+            let value = st.components.coded_prop(&self.rules.prop_codes, card, suit).unwrap_or(&Value::Unit);
             st.vars[led][0].set_copy(value);
         }
         Ok(())
@@ -244,7 +243,8 @@ impl Game {
         let card = |c: u32| &st.components.list[c as usize];
         let codes = &self.rules.prop_codes;
         // Every card's rank, read once; a card that competes must have one.
-        let ranks: SmallVec<[Option<i64>; 8]> = plays.iter().map(|(_, c)| card(*c).coded_int(codes, rank)).collect();
+        let comps = &st.components;
+        let ranks: SmallVec<[Option<i64>; 8]> = plays.iter().map(|(_, c)| comps.coded_int(codes, *c, rank)).collect();
         let no_rank = |i: usize| {
             PlayError::Rule(format!(
                 "trick `{}` ranks cards by `{rank}`, but `{}` has no integer `{rank}`",
@@ -268,19 +268,19 @@ impl Game {
         let Some(suit) = &t.suit else { return best(&|_| true) };
         // Suits are compared by number (see `crate::codes`), by value only where one has none.
         let suit_is = |i: usize, code: u32, value: Option<&Value>| {
-            let c = card(plays[i].1);
-            crate::codes::same(c.code(suit.slot), code, || c.prop(&suit.name) == value)
+            let c = plays[i].1;
+            crate::codes::same(comps.code(c, suit.slot), code, || card(c).prop(&suit.name) == value)
         };
         let trump = t.trump.map(|v| st.vars[v][0].get()).map(|tr| (codes.code(suit.slot, Some(tr)), tr));
         match trump.filter(|(code, tr)| (0..plays.len()).any(|i| suit_is(i, *code, Some(tr)))) {
             Some((code, trump)) => best(&|i| suit_is(i, code, Some(trump))),
             None if t.any_suit => best(&|_| true),
             None => {
-                let first = card(plays[0].1);
-                match first.code(suit.slot) {
+                let first = plays[0].1;
+                match comps.code(first, suit.slot) {
                     // A first card without a suit: the cards without one compete.
-                    crate::codes::MISSING => best(&|i| card(plays[i].1).code(suit.slot) == crate::codes::MISSING),
-                    code => best(&|i| suit_is(i, code, first.prop(&suit.name))),
+                    crate::codes::MISSING => best(&|i| comps.code(plays[i].1, suit.slot) == crate::codes::MISSING),
+                    code => best(&|i| suit_is(i, code, card(first).prop(&suit.name))),
                 }
             }
         }
@@ -288,17 +288,19 @@ impl Game {
 
     /// Whether the trick's `then` hook runs after a trick won with `card` (`then_when`).
     fn then_runs(&self, st: &State, t: &TrickInfo, card: u32) -> bool {
-        let c = &st.components.list[card as usize];
+        let comps = &st.components;
         match t.then_when {
             ThenWhen::Always => true,
             ThenWhen::Below => match (t.trump_below, &t.rank) {
                 (Some(track), Some(rank)) => {
-                    c.coded_int(&self.rules.prop_codes, rank).is_some_and(|r| r < st.tracks[track][0])
+                    comps.coded_int(&self.rules.prop_codes, card, rank).is_some_and(|r| r < st.tracks[track][0])
                 }
                 _ => false,
             },
             ThenWhen::Trump => match (t.trump, &t.suit) {
-                (Some(v), Some(suit)) => c.coded_prop(&self.rules.prop_codes, suit) == Some(st.vars[v][0].get()),
+                (Some(v), Some(suit)) => {
+                    comps.coded_prop(&self.rules.prop_codes, card, suit) == Some(st.vars[v][0].get())
+                }
                 _ => false,
             },
         }
@@ -344,8 +346,8 @@ impl Game {
             m.insert("plays".into(), plays_value);
         }
         if wants.has(TrickFields::LED) {
-            let first = &st.components.list[plays[0].1 as usize];
-            let led = t.suit.as_ref().and_then(|s| first.coded_prop(&self.rules.prop_codes, s).cloned());
+            let first = plays[0].1;
+            let led = t.suit.as_ref().and_then(|s| st.components.coded_prop(&self.rules.prop_codes, first, s).cloned());
             m.insert("led".into(), led.unwrap_or(Value::Unit).to_dynamic());
         }
         Dynamic::from_map(m)
