@@ -628,11 +628,15 @@ impl Game {
     /// pending or resolves it at once.
     fn open(&self, work: &mut Work, decision: usize, seats: Seats, commit: bool, ctx: Value) -> Result<(), PlayError> {
         let d = &self.rules.decisions[decision];
-        let (mut players, mut chosen, mut options) = recycle::lists();
+        // Filled in place: the kept box of the last decision answered, its lists emptied.
+        let mut pending = recycle::pending();
+        pending.decision = decision;
+        pending.commit = commit;
+        let Pending { players, options, chosen, .. } = &mut *pending;
         match seats {
             Seats::One(p) => players.push(p),
             Seats::All => players.extend(0..work.state.players),
-            Seats::Listed(listed) => players = listed,
+            Seats::Listed(listed) => *players = listed,
         }
         // The seats with options stay in `players`, in order, as the seats asked.
         let mut asked = 0;
@@ -657,12 +661,14 @@ impl Game {
         }
         players.truncate(asked);
         options.truncate(asked);
-        if players.is_empty() {
-            recycle::keep(players, chosen, options);
+        if asked == 0 {
+            recycle::recycle(pending);
             return Ok(());
         }
-        let building = if d.subset.is_some() { vec![Vec::new(); players.len()] } else { Vec::new() };
-        let pending = recycle::pending(decision, commit, (players, options, chosen), ctx, building);
+        if d.subset.is_some() {
+            pending.building = vec![Vec::new(); asked];
+        }
+        pending.ctx = ctx;
         if pending.chosen.iter().all(Option::is_some) {
             self.resolve(work, &pending)?;
             recycle::recycle(pending);

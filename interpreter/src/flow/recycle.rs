@@ -43,35 +43,15 @@ fn with_kept<T: Default>(f: impl FnOnce(&mut Pending) -> T) -> T {
     SPARE.with_borrow_mut(|b| b.pending.as_deref_mut().map(f).unwrap_or_default())
 }
 
-/// Empty lists for the seats and the answers of a decision, and a list for its option lists
-/// that may hold emptied option lists, each filled in place for a seat; kept ones when there
-/// are.
-pub(super) fn lists() -> (Vec<usize>, Vec<Option<usize>>, Vec<Vec<Choice>>) {
-    with_kept(|p| (std::mem::take(&mut p.players), std::mem::take(&mut p.chosen), std::mem::take(&mut p.options)))
-}
-
 /// An empty list for the seats of a decision (a kept one when there is one).
 pub(super) fn players() -> Vec<usize> {
     with_kept(|p| std::mem::take(&mut p.players))
 }
 
-/// A box for a pending decision (the kept one when there is one), its fields set to these.
-pub(super) fn pending(
-    decision: usize,
-    commit: bool,
-    (players, options, chosen): (Vec<usize>, Vec<Vec<Choice>>, Vec<Option<usize>>),
-    ctx: Value,
-    building: Vec<Vec<u32>>,
-) -> Box<Pending> {
-    let mut p = SPARE.with_borrow_mut(|b| b.pending.take()).unwrap_or_else(empty);
-    p.decision = decision;
-    p.commit = commit;
-    p.players = players;
-    p.options = options;
-    p.chosen = chosen;
-    p.ctx = ctx;
-    p.building = building;
-    p
+/// A box for a pending decision to fill in place: the kept one when there is one (its lists
+/// emptied, with their room; its option lists emptied in their outer list), else a new one.
+pub(super) fn pending() -> Box<Pending> {
+    SPARE.with_borrow_mut(|b| b.pending.take()).unwrap_or_else(empty)
 }
 
 /// An empty list for the cards played to a trick (the last trick's, when there is one).
@@ -103,16 +83,6 @@ pub(crate) fn recycle(mut pending: Box<Pending>) {
     });
 }
 
-/// Keeps a decision's seat, answer and option lists, emptied (for a decision that asked
-/// nobody after all). The option lists stay in their outer list.
-pub(super) fn keep(mut players: Vec<usize>, mut chosen: Vec<Option<usize>>, mut options: Vec<Vec<Choice>>) {
-    players.clear();
-    chosen.clear();
-    options.truncate(MAX_LISTS);
-    options.iter_mut().for_each(Vec::clear);
-    SPARE.with_borrow_mut(|kept| keep_lists(kept.pending.get_or_insert_with(empty), players, chosen, options));
-}
-
 /// Keeps emptied lists in the kept box, where they have more room than the ones there.
 fn keep_lists(kept: &mut Pending, players: Vec<usize>, chosen: Vec<Option<usize>>, options: Vec<Vec<Choice>>) {
     keep_larger(&mut kept.players, players);
@@ -134,30 +104,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_answered_decision_leaves_its_vectors_empty_for_the_next() {
+    fn an_answered_decision_leaves_its_box_and_vectors_empty_for_the_next() {
         let pending = Box::new(Pending {
             decision: 0,
             commit: true,
             players: vec![0, 1],
             options: vec![vec![Choice::Component(3), Choice::Component(4)], vec![Choice::Component(5)]],
             chosen: vec![Some(0), Some(1)],
-            ctx: Value::Unit,
-            building: Vec::new(),
+            ctx: Value::Int(7),
+            building: vec![vec![3]],
         });
         let address = &*pending as *const Pending;
         recycle(pending);
-        let (players, chosen, mut options) = lists();
-        assert!(players.is_empty() && players.capacity() >= 2);
-        assert!(chosen.is_empty() && chosen.capacity() >= 2);
-        assert_eq!(options.len(), 2, "the two option lists are kept in their outer list");
-        assert!(options.iter().all(|l| l.is_empty() && l.capacity() >= 1));
-        options[1].push(Choice::Component(7));
-        options.push(vec![Choice::Component(8)]);
-        let (players_again, _, options_again) = lists();
-        assert_eq!(players_again.capacity(), 0, "taken once");
-        assert!(options_again.is_empty(), "taken once");
-        let next = super::pending(1, false, (vec![2], options, vec![None]), Value::Unit, Vec::new());
+        let next = super::pending();
         assert_eq!(&*next as *const Pending, address, "the next decision fills the kept box");
-        assert_eq!((next.decision, next.players.as_slice(), next.options.len()), (1, &[2][..], 3));
+        assert!(next.players.is_empty() && next.players.capacity() >= 2);
+        assert!(next.chosen.is_empty() && next.chosen.capacity() >= 2);
+        assert_eq!(next.options.len(), 2, "the two option lists are kept in their outer list");
+        assert!(next.options.iter().all(|l| l.is_empty() && l.capacity() >= 1));
+        assert!(next.ctx == Value::Unit && next.building.is_empty());
+        let fresh = super::pending();
+        assert_ne!(&*fresh as *const Pending, address, "the kept box is taken once");
+        assert!(fresh.players.capacity() == 0 && fresh.options.is_empty());
     }
 }
