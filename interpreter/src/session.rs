@@ -647,11 +647,11 @@ impl<'g> Session<'g> {
             logging: self.logging,
             tracking: self.knowledge.is_some(),
             keeping_moves: self.keeping_moves,
+            waits: answer::only_recorded(pending, slot, index),
         };
-        let only_recorded = !(self.logging || self.keeping_moves) && answer::only_recorded(pending, answer);
         // The answer changes the state in place; the rollback can make the state before it.
         self.rollback.prepare(&self.state);
-        if only_recorded {
+        if answer.waits && !(self.logging || self.keeping_moves) {
             // A hidden commit that others still have to make: only recorded, as
             // `answer::apply` records it (a replay goes through that), without the result
             // that answer may give (nothing is logged, no move is kept, nothing moved).

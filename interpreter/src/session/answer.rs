@@ -24,6 +24,10 @@ pub(super) struct Answer {
     pub tracking: bool,
     /// Whether the session keeps its moves (the answer gives its option's id).
     pub keeping_moves: bool,
+    /// Whether it is a hidden commit that other seats still have to make, and so is only
+    /// recorded ([`only_recorded`], asked once by the session's checks: a replay of the answer
+    /// finds the same state).
+    pub waits: bool,
 }
 
 /// What an answer produced besides the new state, filled in by [`apply`] (an out-parameter:
@@ -55,7 +59,7 @@ pub(super) fn apply(
     fresh: &mut Fresh,
     answered: &mut Answered,
 ) -> Result<(), PlayError> {
-    let Answer { player, slot, index, logging, tracking, keeping_moves } = answer;
+    let Answer { player, slot, index, logging, tracking, keeping_moves, waits } = answer;
     let r = &game.rules;
     let Some(pending) = state.pending.as_ref().filter(|p| p.players.get(slot) == Some(&player)) else {
         return Err(not_deciding(r, player));
@@ -68,7 +72,7 @@ pub(super) fn apply(
     if logging {
         log_answer(game, state, answer, answered)?;
     }
-    if only_recorded(pending, answer) {
+    if waits {
         record_commit(state, answer);
         return Ok(());
     }
@@ -126,11 +130,12 @@ fn log_answer(game: &Game, state: &State, answer: Answer, answered: &mut Answere
     Ok(())
 }
 
-/// Whether `answer` (legal: the caller checked it) to `pending` is a hidden commit that other
-/// seats still have to make: then it is only recorded ([`record_commit`]).
+/// Whether option `index` of the seat at `slot` (a legal answer: the caller checked it) to
+/// `pending` is a hidden commit that other seats still have to make: then it is only recorded
+/// ([`record_commit`]).
 #[inline(always)]
-pub(super) fn only_recorded(pending: &Pending, answer: Answer) -> bool {
-    if !pending.commit || matches!(pending.options[answer.slot][answer.index], Choice::Add(_)) {
+pub(super) fn only_recorded(pending: &Pending, slot: usize, index: usize) -> bool {
+    if !pending.commit || matches!(pending.options[slot][index], Choice::Add(_)) {
         return false;
     }
     let mut waiting = 0;
