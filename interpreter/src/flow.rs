@@ -1189,6 +1189,35 @@ mod tests {
         options.iter().map(Choice::component).collect()
     }
 
+    /// A component's property numbers are read from the components' table (a contest compares
+    /// by them), and setting a property keeps its number there, the other cards' alike.
+    #[test]
+    fn a_components_numbers_in_the_table_follow_its_properties() {
+        use crate::load::{load_game, LoadOptions};
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/goofspiel");
+        let game = load_game(&folder, &LoadOptions::default()).game.expect("Goofspiel loads");
+        let r = &game.rules;
+        let by = &r.decisions[r.decision("bid").expect("a bid")].contest.as_ref().expect("a contest").by;
+        let mut st = game.initial_state(2, 1).expect("starts");
+        let n = st.components.list.len() as u32;
+        assert!(n > 1);
+        for i in 0..n {
+            let value = st.components.list[i as usize].prop("value").and_then(Value::as_int);
+            assert!(value.is_some());
+            assert_eq!(st.components.coded_int(&r.prop_codes, i, by), value, "component {i}");
+        }
+        let second = st.components.code(1, by.slot);
+        let comps = std::sync::Arc::make_mut(&mut st.components);
+        comps.set_prop(r, 0, "value", Value::Int(99));
+        assert_eq!(comps.coded_int(&r.prop_codes, 0, by), Some(99));
+        assert_eq!(comps.code(0, by.slot), r.prop_codes.code(by.slot, Some(&Value::Int(99))));
+        comps.set_prop(r, 0, "value", Value::Str("high".into()));
+        assert_eq!(comps.coded_int(&r.prop_codes, 0, by), None, "no longer an integer");
+        assert_eq!(comps.coded_prop(&r.prop_codes, 0, by), Some(&Value::Str("high".into())));
+        assert_eq!(comps.code(1, by.slot), second, "the other cards keep their numbers");
+        assert_eq!(comps.code(n, by.slot), crate::codes::MISSING, "no such component: no number");
+    }
+
     /// A move step's `State::put_top` moves the component on top of a slot as `State::put`
     /// moves it, the trace alike, and does nothing for an empty slot.
     #[test]
