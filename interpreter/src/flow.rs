@@ -1189,33 +1189,37 @@ mod tests {
         options.iter().map(Choice::component).collect()
     }
 
-    /// A component's property numbers are read from the components' table (a contest compares
-    /// by them), and setting a property keeps its number there, the other cards' alike.
+    /// A component's property numbers are read from the components' table (a contest or a
+    /// trick compares by them), and setting a property keeps its number there, the other
+    /// cards' alike.
     #[test]
     fn a_components_numbers_in_the_table_follow_its_properties() {
         use crate::load::{load_game, LoadOptions};
-        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/goofspiel");
-        let game = load_game(&folder, &LoadOptions::default()).game.expect("Goofspiel loads");
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/tricks");
+        let game = load_game(&folder, &LoadOptions::default()).game.expect("the fixture loads");
         let r = &game.rules;
-        let by = &r.decisions[r.decision("bid").expect("a bid")].contest.as_ref().expect("a contest").by;
-        let mut st = game.initial_state(2, 1).expect("starts");
+        let (rank, suit) = (r.tricks[0].rank.as_ref().expect("a rank"), r.tricks[0].suit.as_ref().expect("a suit"));
+        let mut st = game.initial_state(3, 1).expect("starts");
         let n = st.components.list.len() as u32;
         assert!(n > 1);
         for i in 0..n {
-            let value = st.components.list[i as usize].prop("value").and_then(Value::as_int);
+            let c = &st.components.list[i as usize];
+            let value = c.prop(&rank.name).and_then(Value::as_int);
             assert!(value.is_some());
-            assert_eq!(st.components.coded_int(&r.prop_codes, i, by), value, "component {i}");
+            assert_eq!(st.components.coded_int(&r.prop_codes, i, rank), value, "component {i}");
+            assert_eq!(st.components.coded_prop(&r.prop_codes, i, suit), c.prop(&suit.name), "component {i}");
         }
-        let second = st.components.code(1, by.slot);
+        let second = (st.components.code(1, rank.slot), st.components.code(1, suit.slot));
         let comps = std::sync::Arc::make_mut(&mut st.components);
-        comps.set_prop(r, 0, "value", Value::Int(99));
-        assert_eq!(comps.coded_int(&r.prop_codes, 0, by), Some(99));
-        assert_eq!(comps.code(0, by.slot), r.prop_codes.code(by.slot, Some(&Value::Int(99))));
-        comps.set_prop(r, 0, "value", Value::Str("high".into()));
-        assert_eq!(comps.coded_int(&r.prop_codes, 0, by), None, "no longer an integer");
-        assert_eq!(comps.coded_prop(&r.prop_codes, 0, by), Some(&Value::Str("high".into())));
-        assert_eq!(comps.code(1, by.slot), second, "the other cards keep their numbers");
-        assert_eq!(comps.code(n, by.slot), crate::codes::MISSING, "no such component: no number");
+        comps.set_prop(r, 0, &rank.name, Value::Int(99));
+        assert_eq!(comps.coded_int(&r.prop_codes, 0, rank), Some(99));
+        assert_eq!(comps.code(0, rank.slot), r.prop_codes.code(rank.slot, Some(&Value::Int(99))));
+        comps.set_prop(r, 0, &suit.name, Value::Str("x".into()));
+        assert_eq!(comps.coded_prop(&r.prop_codes, 0, suit), Some(&Value::Str("x".into())));
+        comps.set_prop(r, 0, &rank.name, Value::Str("high".into()));
+        assert_eq!(comps.coded_int(&r.prop_codes, 0, rank), None, "no longer an integer");
+        assert_eq!((comps.code(1, rank.slot), comps.code(1, suit.slot)), second, "the other cards keep theirs");
+        assert_eq!(comps.code(n, rank.slot), crate::codes::MISSING, "no such component: no number");
     }
 
     /// A move step's `State::put_top` moves the component on top of a slot as `State::put`
