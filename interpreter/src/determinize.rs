@@ -141,12 +141,19 @@ struct Lists<T> {
     starts: Vec<usize>,
 }
 
+impl<T> Default for Lists<T> {
+    /// No list yet.
+    fn default() -> Self {
+        Lists { items: Vec::new(), starts: vec![0] }
+    }
+}
+
 impl<T> Lists<T> {
-    /// No list yet, with room for `lists` lists of `items` items in all.
-    fn with_capacity(lists: usize, items: usize) -> Lists<T> {
-        let mut starts = Vec::with_capacity(lists + 1);
-        starts.push(0);
-        Lists { items: Vec::with_capacity(items), starts }
+    /// No list any more, the room kept.
+    fn clear(&mut self) {
+        self.items.clear();
+        self.starts.clear();
+        self.starts.push(0);
     }
 
     /// Adds `item` to the list being filled.
@@ -176,6 +183,7 @@ impl<T> Lists<T> {
 }
 
 /// The places `seat` cannot see into, with the positions in each that it cannot see.
+#[derive(Default)]
 struct Unseen {
     /// Per place, numbered zone after zone ("nowhere" last, in the order the zones are
     /// walked): the positions (indexes into the zone's cards) to fill.
@@ -185,12 +193,17 @@ struct Unseen {
     cards: Vec<u32>,
 }
 
-fn unseen(game: &Game, knowledge: &Knowledge, st: &State, seat: usize) -> Unseen {
+/// Fills `out` (emptied first) with what `seat` cannot see in `st`.
+fn unseen(game: &Game, knowledge: &Knowledge, st: &State, seat: usize, out: &mut Unseen) {
     let r = &game.rules;
     let places = knowledge.places();
+    let Unseen { open, cards } = out;
+    open.clear();
+    cards.clear();
     // Room for every component at once: the lists never grow.
-    let mut open = Lists::with_capacity(places, st.location.len());
-    let mut cards = Vec::with_capacity(st.location.len());
+    open.starts.reserve(places + 1);
+    open.items.reserve(st.location.len());
+    cards.reserve(st.location.len());
     for (z, slots) in st.zones.iter().enumerate() {
         for (o, slot) in slots.iter().enumerate() {
             let place = knowledge.place((z as u32, o as u32));
@@ -219,33 +232,77 @@ fn unseen(game: &Game, knowledge: &Knowledge, st: &State, seat: usize) -> Unseen
     }
     open.end_list();
     cards.sort_unstable();
-    Unseen { open, cards }
 }
 
-/// Deals the components `seat` cannot see anew among the places it cannot see into.
+/// The lists a sample works with, kept per thread from one sample to the next (emptied, their
+/// room kept): a search draws thousands of samples a decision, and each would otherwise
+/// allocate a dozen lists.
+#[derive(Default)]
+struct Scratch {
+    /// What the seat cannot see ([`unseen`]).
+    unseen: Unseen,
+    /// Room left in each place while the components are dealt.
+    cap: Vec<usize>,
+    /// The places each unseen component may go to.
+    allowed: Lists<usize>,
+    /// Where each component goes ([`assign`]).
+    assigning: Assigning,
+    /// The next position of each place to deal to, and the components dealt, place by place.
+    next: Vec<usize>,
+    dealt: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Deals the components `seat` cannot see anew among the places it cannot see into, with
+/// this thread's [`Scratch`] lists.
 fn redeal(game: &Game, knowledge: &Knowledge, st: &mut State, seat: usize, rng: &mut GameRng) -> Result<(), PlayError> {
-    let unseen = unseen(game, knowledge, st, seat);
+    let mut scratch = SCRATCH.with(std::cell::Cell::take).unwrap_or_default();
+    let dealt = redeal_with(game, knowledge, st, seat, rng, &mut scratch);
+    SCRATCH.with(|kept| kept.set(Some(scratch)));
+    dealt
+}
+
+/// [`redeal`] with lists to fill (emptied first).
+fn redeal_with(
+    game: &Game,
+    knowledge: &Knowledge,
+    st: &mut State,
+    seat: usize,
+    rng: &mut GameRng,
+    scratch: &mut Scratch,
+) -> Result<(), PlayError> {
+    let Scratch { unseen: unseen_here, cap, allowed, assigning, next, dealt } = scratch;
+    unseen(game, knowledge, st, seat, unseen_here);
+    let unseen = &*unseen_here;
     let places = knowledge.places();
-    let mut cap: Vec<usize> = (0..places).map(|p| unseen.open.get(p).len()).collect();
+    cap.clear();
+    cap.extend((0..places).map(|p| unseen.open.get(p).len()));
     // For each component, the places it may go to. Room for two places a component (mostly
     // there are one or two: a seat's own hand, the others' hands and the deck).
-    let mut allowed = Lists::with_capacity(unseen.cards.len(), 2 * unseen.cards.len());
+    allowed.clear();
+    allowed.starts.reserve(unseen.cards.len() + 1);
+    allowed.items.reserve(2 * unseen.cards.len());
     for c in &unseen.cards {
         allowed.items.extend(knowledge.possible(seat, *c as usize).filter(|p| cap[*p] > 0));
         allowed.end_list();
     }
-    let assigned = assign(&allowed, &mut cap, rng).ok_or_else(|| {
-        PlayError::Rule(format!(
+    if !assign(allowed, cap, rng, assigning) {
+        return Err(PlayError::Rule(format!(
             "cannot deal the components {} cannot see consistently with what it saw (a move the engine did not follow?)",
             game.rules.seat_name(seat)
-        ))
-    })?;
+        )));
+    }
     // The components dealt to each place, in index order within a place. Every place is
     // dealt as many as it has open positions (the components fill every one), so they lie
     // where the place's open positions lie in `unseen.open`.
-    let mut next = unseen.open.starts.clone();
-    let mut dealt = vec![0u32; unseen.cards.len()];
-    for (i, place) in assigned.iter().enumerate() {
+    next.clear();
+    next.extend_from_slice(&unseen.open.starts);
+    dealt.clear();
+    dealt.resize(unseen.cards.len(), 0);
+    for (i, place) in assigning.at.iter().enumerate() {
         dealt[next[*place]] = unseen.cards[i];
         next[*place] += 1;
     }
@@ -268,16 +325,32 @@ fn redeal(game: &Game, knowledge: &Knowledge, st: &mut State, seat: usize, rng: 
     Ok(())
 }
 
+/// [`assign`]'s lists: its answer (`at`, each item's place) and what it works with.
+#[derive(Default)]
+struct Assigning {
+    /// Each item's place.
+    at: Vec<usize>,
+    /// The items in a random order.
+    shuffled: Vec<usize>,
+    /// The items by how many places each may go to ([`by_choices`]).
+    order: Vec<usize>,
+    /// [`by_choices`]'s counts.
+    counts: Vec<usize>,
+}
+
 /// Assigns each item one of its allowed places, within each place's capacity, at random:
 /// the most constrained first, each to a place drawn in proportion to the room left there;
-/// an item that finds no room moves others along (an augmenting path). `None` if no
-/// assignment exists.
-fn assign(allowed: &Lists<usize>, cap: &mut [usize], rng: &mut GameRng) -> Option<Vec<usize>> {
+/// an item that finds no room moves others along (an augmenting path). The places are left in
+/// `lists.at`; false if no assignment exists.
+fn assign(allowed: &Lists<usize>, cap: &mut [usize], rng: &mut GameRng, lists: &mut Assigning) -> bool {
     let n = allowed.len();
-    let mut shuffled: Vec<usize> = (0..n).collect();
-    rng.shuffle(&mut shuffled);
-    let order = by_choices(allowed, &shuffled);
-    let mut at = vec![usize::MAX; n];
+    let Assigning { at, shuffled, order, counts } = lists;
+    shuffled.clear();
+    shuffled.extend(0..n);
+    rng.shuffle(shuffled);
+    by_choices(allowed, shuffled, counts, order);
+    at.clear();
+    at.resize(n, usize::MAX);
     // The items each place holds, in the order they came: only an augmenting path reads
     // them, so they are listed when the first one is needed (`members_so_far`).
     let mut members: Option<Vec<Vec<usize>>> = None;
@@ -285,35 +358,38 @@ fn assign(allowed: &Lists<usize>, cap: &mut [usize], rng: &mut GameRng) -> Optio
         let room: usize = allowed.get(i).iter().map(|p| cap[*p]).sum();
         if room > 0 {
             let mut pick = rng.below(room as u64) as usize;
-            let place = *allowed.get(i).iter().find(|p| {
+            let Some(&place) = allowed.get(i).iter().find(|p| {
                 if pick < cap[**p] {
                     true
                 } else {
                     pick -= cap[**p];
                     false
                 }
-            })?;
+            }) else {
+                return false;
+            };
             cap[place] -= 1;
             if let Some(m) = members.as_mut() {
                 m[place].push(i);
             }
             at[i] = place;
         } else {
-            let members = members.get_or_insert_with(|| members_so_far(&order[..k], &at, cap.len()));
+            let members = members.get_or_insert_with(|| members_so_far(&order[..k], at, cap.len()));
             let mut visited = vec![false; cap.len()];
-            if !augment(i, allowed, cap, members, &mut at, &mut visited) {
-                return None;
+            if !augment(i, allowed, cap, members, at, &mut visited) {
+                return false;
             }
         }
     }
-    Some(at)
+    true
 }
 
 /// `items` (all different) ordered by how many places each may go to, fewest first, in their
-/// given order among equals: a stable counting sort.
-fn by_choices(allowed: &Lists<usize>, items: &[usize]) -> Vec<usize> {
+/// given order among equals: a stable counting sort, into `sorted` (with `next` to count in).
+fn by_choices(allowed: &Lists<usize>, items: &[usize], next: &mut Vec<usize>, sorted: &mut Vec<usize>) {
     let most = items.iter().map(|i| allowed.get(*i).len()).max().unwrap_or(0);
-    let mut next = vec![0usize; most + 1];
+    next.clear();
+    next.resize(most + 1, 0);
     for i in items {
         next[allowed.get(*i).len()] += 1;
     }
@@ -321,13 +397,13 @@ fn by_choices(allowed: &Lists<usize>, items: &[usize]) -> Vec<usize> {
     for slot in next.iter_mut() {
         (*slot, start) = (start, start + *slot);
     }
-    let mut sorted = vec![0usize; items.len()];
+    sorted.clear();
+    sorted.resize(items.len(), 0);
     for &i in items {
         let len = allowed.get(i).len();
         sorted[next[len]] = i;
         next[len] += 1;
     }
-    sorted
 }
 
 /// The items each place holds after the items `done` were placed one by one (each pushed as
@@ -582,7 +658,8 @@ mod tests {
         let game = s.game();
         let knowledge = s.knowledge().unwrap().clone();
         let st = s.state_mut();
-        let u = unseen(game, &knowledge, st, seat);
+        let mut u = Unseen::default();
+        unseen(game, &knowledge, st, seat, &mut u);
         // Unseen positions as (place, zone, owner, pos).
         let mut spots = Vec::new();
         for (z, slots) in st.zones.iter().enumerate() {
@@ -637,7 +714,7 @@ mod tests {
 
     /// One list of places per item, as [`Lists`].
     fn flat(allowed: &[Vec<usize>]) -> Lists<usize> {
-        let mut lists = Lists::with_capacity(allowed.len(), 0);
+        let mut lists = Lists::default();
         for places in allowed {
             places.iter().for_each(|p| lists.push(*p));
             lists.end_list();
@@ -686,6 +763,8 @@ mod tests {
     fn assigning_places_draws_as_the_first_way_did() {
         let mut gen = GameRng::new(5);
         let mut augmented = 0;
+        // One set of lists for every case, as a thread's samples share theirs.
+        let mut assigning = Assigning::default();
         for case in 0..3000 {
             let places = 1 + gen.below(6) as usize;
             let cap: Vec<usize> = (0..places).map(|_| gen.below(4) as usize).collect();
@@ -694,7 +773,7 @@ mod tests {
                 (0..items).map(|_| (0..places).filter(|p| cap[*p] > 0 && gen.below(3) > 0).collect()).collect();
             let flat = flat(&allowed);
             let (mut cap_a, mut cap_b) = (cap.clone(), cap.clone());
-            let a = assign(&flat, &mut cap_a, &mut GameRng::new(case));
+            let a = assign(&flat, &mut cap_a, &mut GameRng::new(case), &mut assigning).then(|| assigning.at.clone());
             let b = assign_eagerly(&allowed, &mut cap_b, &mut GameRng::new(case));
             assert_eq!(a, b, "case {case}: {allowed:?} into {cap:?}");
             assert_eq!(cap_a, cap_b, "case {case}");
