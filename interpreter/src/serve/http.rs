@@ -137,7 +137,7 @@ async fn transcript(State(server): State<Arc<Server>>, Path(token): Path<String>
     let Some((table, _)) = server.link(&token).await else {
         return refuse(StatusCode::NOT_FOUND, "this link does not open a table here");
     };
-    match table.transcript() {
+    match table.transcript().await {
         Some(text) => {
             let game: String =
                 table.config.game.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();

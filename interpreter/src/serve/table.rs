@@ -30,6 +30,8 @@ enum Command {
     Choose { seat: usize, option: String, version: Option<u64>, reply: oneshot::Sender<Result<Accepted, Refusal>> },
     /// The current view message of a viewer (`None`: spectators).
     View { viewer: Option<usize>, reply: oneshot::Sender<Arc<str>> },
+    /// Answered once every command before it is done (the stored decisions replayed first).
+    CaughtUp { reply: oneshot::Sender<()> },
 }
 
 /// A choice stored and applied: the option id and the table's version after it.
@@ -198,7 +200,16 @@ impl Table {
     }
 
     /// The transcript (the scenario language `rulebook replay` reads), once the game is over.
-    pub fn transcript(&self) -> Option<&str> {
+    /// A table coming back from the store replays its game on its own thread first: until
+    /// the transcript is there, this waits for the thread to catch up (it answers, or it has
+    /// ended), so a finished game just opened again gives its transcript, not "not over".
+    pub async fn transcript(&self) -> Option<&str> {
+        if self.out.transcript.get().is_none() {
+            let (reply, answer) = oneshot::channel();
+            if self.commands.send(Command::CaughtUp { reply }).await.is_ok() {
+                let _ = answer.await;
+            }
+        }
         self.out.transcript.get().map(String::as_str)
     }
 
@@ -248,6 +259,9 @@ fn run(
         match command {
             Command::View { viewer, reply } => {
                 let _ = reply.send(table.message(viewer));
+            }
+            Command::CaughtUp { reply } => {
+                let _ = reply.send(());
             }
             Command::Choose { seat, option, version, reply } => {
                 let result = table.choose(seat, &option, version);
