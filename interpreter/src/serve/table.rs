@@ -160,16 +160,23 @@ impl Table {
         &self.out.feeds[viewer.unwrap_or(self.config.players).min(self.config.players)]
     }
 
+    /// Sends the table's thread a command made with a reply channel and waits for the reply:
+    /// `None` once the thread has ended (it takes no more commands). The thread takes commands
+    /// in order, after the stored decisions are replayed, so a reply comes from a caught-up
+    /// table.
+    async fn ask<T>(&self, command: impl FnOnce(oneshot::Sender<T>) -> Command) -> Option<T> {
+        let (reply, answer) = oneshot::channel();
+        self.commands.send(command(reply)).await.ok()?;
+        answer.await.ok()
+    }
+
     /// The current view message of a viewer.
     pub async fn view(&self, viewer: Option<usize>) -> Arc<str> {
-        let (reply, answer) = oneshot::channel();
-        if self.commands.send(Command::View { viewer, reply }).await.is_ok() {
-            if let Ok(message) = answer.await {
-                return message;
-            }
+        match self.ask(|reply| Command::View { viewer, reply }).await {
+            Some(message) => message,
+            // The table's thread has ended: its feeds hold the final views.
+            None => self.feed(viewer).borrow().clone(),
         }
-        // The table's thread has ended: its feeds hold the final views.
-        self.feed(viewer).borrow().clone()
     }
 
     /// A seat chooses an option (by id or label) on the view of `version`.
@@ -205,10 +212,7 @@ impl Table {
     /// ended), so a finished game just opened again gives its transcript, not "not over".
     pub async fn transcript(&self) -> Option<&str> {
         if self.out.transcript.get().is_none() {
-            let (reply, answer) = oneshot::channel();
-            if self.commands.send(Command::CaughtUp { reply }).await.is_ok() {
-                let _ = answer.await;
-            }
+            let _ = self.ask(|reply| Command::CaughtUp { reply }).await;
         }
         self.out.transcript.get().map(String::as_str)
     }
