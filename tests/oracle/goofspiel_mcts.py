@@ -9,7 +9,12 @@ wrapped with `pyspiel.convert_to_turn_based` and the bot sits at seat 0, which b
 each turn: it never sees the other bid, and the prize deck is drawn by chance nodes it samples,
 so it cannot cheat either (its tree assumes the opponent answers its bid, a pessimistic model).
 
-Usage: python3 tests/oracle/goofspiel_mcts.py [--games 200] [--simulations 200] [--seed 7]
+With `--ismcts`, OpenSpiel's ISMCTS bot plays Rulebook's Goofspiel instead, through the
+OpenSpiel bridge (`rulebook.openspiel`, `simultaneous=False, resample=True`): the bridge draws
+the states it searches (`resample_from_infostate`, the engine's determinization), which needs
+the `rulebook` package installed (the README's "From Python").
+
+Usage: python3 tests/oracle/goofspiel_mcts.py [--games 200] [--simulations 200] [--seed 7] [--ismcts]
 Install: pip install -r tests/oracle/requirements.txt
 """
 
@@ -20,7 +25,7 @@ import time
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import mcts
+from open_spiel.python.algorithms import ismcts, mcts
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -35,13 +40,24 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--simulations", type=int, default=200)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--ismcts", action="store_true",
+                    help="OpenSpiel's ISMCTS bot on Rulebook's Goofspiel, through the rulebook.openspiel bridge")
     args = ap.parse_args()
-    game = pyspiel.convert_to_turn_based(
-        pyspiel.load_game("goofspiel", {"num_cards": 13, "players": 2, "points_order": "random"}))
     rng = random.Random(args.seed)
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(args.seed))
-    bot = mcts.MCTSBot(game, 1.4, args.simulations, evaluator, random_state=np.random.RandomState(args.seed),
-                       solve=False)
+    if args.ismcts:
+        from rulebook import openspiel as rbs  # the bridge (the rulebook package)
+
+        name = "OpenSpiel ISMCTS on Rulebook's goofspiel"
+        game = rbs.load("games/goofspiel", players=2, simultaneous=False, resample=True, seed=args.seed)
+        bot = ismcts.ISMCTSBot(game, evaluator, 1.4, args.simulations,
+                               random_state=np.random.RandomState(args.seed))
+    else:
+        name = "OpenSpiel MCTS"
+        game = pyspiel.convert_to_turn_based(
+            pyspiel.load_game("goofspiel", {"num_cards": 13, "players": 2, "points_order": "random"}))
+        bot = mcts.MCTSBot(game, 1.4, args.simulations, evaluator, random_state=np.random.RandomState(args.seed),
+                           solve=False)
     wins = 0.0
     started = time.time()
     for _ in range(args.games):
@@ -58,7 +74,7 @@ def main() -> None:
         wins += 1.0 if r[0] > r[1] else (0.5 if r[0] == r[1] else 0.0)
     elapsed = time.time() - started
     lo, hi = wilson(wins, args.games)
-    print(f"OpenSpiel MCTS ({args.simulations} simulations, random rollouts) vs random, goofspiel 13 cards 2p: "
+    print(f"{name} ({args.simulations} simulations, random rollouts) vs random, goofspiel 13 cards 2p: "
           f"{wins / args.games:.0%} of {args.games} games (95% {lo:.0%}-{hi:.0%}; ties count half), "
           f"{elapsed / args.games:.2f} s/game")
 

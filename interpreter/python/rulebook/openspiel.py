@@ -19,7 +19,9 @@
 - ``returns`` (str): ``win_loss`` (default: winners share +1, the others -1, zero-sum) or
   ``scores`` (the final scores, like OpenSpiel's ``returns_type=total_points``);
 - ``max_actions`` (int): ``num_distinct_actions``; 0 (default) measures it (below);
-- ``log`` (bool): record the engine's event log (``state.session.log(seat)``).
+- ``log`` (bool): record the engine's event log (``state.session.log(seat)``);
+- ``resample`` (bool): follow what each seat knows, so that ``resample_from_infostate`` can
+  draw states (below); moves cost a little more.
 
 **Decisions.** An action is an index into the acting seat's legal options, in the engine's
 order: ``legal_actions()`` is ``[0, ..., n-1]`` and ``action_to_string`` the option's label.
@@ -47,7 +49,18 @@ view holds what the rules keep on the table; what they take off it, a player who
 take notes forgets). No tensors.
 
 **Returns** are 0 until the end (``RewardModel.TERMINAL``).
+
+**Resampling** (``resample=True``): ``state.resample_from_infostate(seat, sampler)`` draws a
+state the seat cannot tell from this one (the engine's determinization: what the seat has not
+seen, dealt anew consistently with everything it knows, the generator of later chance
+reseeded), from a seed the ``sampler`` gives (a callable returning a float in [0, 1), such as
+``pyspiel.UniformProbabilitySampler``). The seat's information state string is the same in the
+drawn state; the other seats' past decisions are not carried over (the seat did not see
+them), and a commit another seat made before this seat's turn is made again at random. This
+is what OpenSpiel's ``ISMCTSBot`` asks of a game (with ``simultaneous=False``).
 """
+
+import random
 
 import pyspiel
 
@@ -62,6 +75,7 @@ _DEFAULTS = {
     "returns": "win_loss",
     "max_actions": 0,
     "log": False,
+    "resample": False,
 }
 
 PASS = 0
@@ -182,6 +196,7 @@ class RulebookGame(pyspiel.Game):
         if self.returns_type not in ("win_loss", "scores"):
             raise ValueError(f"returns must be win_loss or scores, not {self.returns_type!r}")
         self.log = bool(params["log"])
+        self.resample = bool(params["resample"])
         self.rulebook = rulebook.load(
             folder, players=self.players, variants=_split(params["variants"]), options=_options(params["options"])
         )
@@ -227,7 +242,7 @@ class RulebookState(pyspiel.State):
         """The ``rulebook.Session`` this state plays."""
         if self._session is None:
             game = self.get_game()
-            self._session = game.rulebook.new_game(seed=self._seed, log=game.log)
+            self._session = game.rulebook.new_game(seed=self._seed, log=game.log, track=game.resample)
         return self._session
 
     def current_player(self):
@@ -273,6 +288,29 @@ class RulebookState(pyspiel.State):
             scores = self.session.scores()
             return [float(x) for x in scores] if scores else [0.0] * self.session.players
         return self.session.returns()
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A state seat ``player_id`` cannot tell from this one, drawn from a seed that
+        ``probability_sampler()`` (a float in [0, 1)) gives; needs ``resample=True``."""
+        game = self.get_game()
+        if not game.resample:
+            raise ValueError("resample_from_infostate needs the game loaded with resample=True")
+        seed = int(probability_sampler() * 2.0**53)
+        sample = self.session.sample(player_id, seed)
+        own = [list(o) if seat == player_id else [] for seat, o in enumerate(self._own)]
+        # The engine's sample forgets the hidden commits of the other seats (they decide again
+        # in it). Seats that had answered before this one answer again here, at random, so the
+        # sample waits for the same seats as this state (who has committed is public).
+        waiting = self.session.current_players()
+        rng = random.Random(seed)
+        while sample.current_players() != waiting and not sample.is_over():
+            seat = sample.current_players()[0]
+            if seat in waiting:
+                raise RuntimeError(f"a sample for seat {player_id} does not wait for the seats {waiting}")
+            action = rng.randrange(len(sample.legal_actions(seat)))
+            own[seat].append(sample.action_id(seat, action))
+            sample.apply(seat, action)
+        return RulebookState(game, self._seed, sample, own)
 
     def __deepcopy__(self, memo):
         return RulebookState(self.get_game(), self._seed, self.session.clone(), [list(o) for o in self._own])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
-from open_spiel.python.algorithms import mcts  # noqa: E402
+from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 from rulebook import openspiel as rbs  # noqa: E402
 
@@ -127,3 +127,92 @@ def test_a_configuration_the_game_refuses_raises_the_engines_message():
         rbs.load("flaschenteufel", players=3, variants="lopaka")
     with pytest.raises(Exception, match="E0304"):
         rbs.load("goofspiel", options="cards=99")
+
+
+def ismcts_game(game, seed, simulations):
+    """Seat 0 is OpenSpiel's ISMCTS bot (random rollouts on states it resamples through the
+    bridge), the others play at random."""
+    rng = np.random.RandomState(seed)
+    bot = ismcts.ISMCTSBot(
+        game,
+        evaluator=mcts.RandomRolloutEvaluator(1, rng),
+        uct_c=2.0,
+        max_simulations=simulations,
+        random_state=rng,
+    )
+    state = game.new_initial_state_for_seed(seed)
+    searched = 0
+    while not state.is_terminal():
+        if state.current_player() == 0:
+            action = bot.step(state)
+            searched += 1
+        else:
+            action = rng.choice(state.legal_actions())
+        state.apply_action(action)
+    return state.returns(), searched
+
+
+@pytest.mark.parametrize(
+    "game, params",
+    [
+        ("flaschenteufel", {"players": 3, "options": "hands=1"}),
+        ("goofspiel", {"players": 2, "options": "cards=5"}),
+    ],
+)
+def test_openspiel_ismcts_plays_on_states_the_bridge_resamples(game, params):
+    """ISMCTS asserts that every resampled root has the searching seat's information state."""
+    g = rbs.load(game, simultaneous=False, resample=True, **params)
+    returns, searched = ismcts_game(g, 1, simulations=5)
+    assert searched > 0 and abs(sum(returns)) < 1e-9 and max(returns) > 0
+
+
+def flaschenteufel_after(steps):
+    """A 3-seat Flaschenteufel hand loaded for resampling, after `steps` random decisions."""
+    g = rbs.load("flaschenteufel", players=3, simultaneous=False, resample=True, options="hands=1")
+    state = g.new_initial_state_for_seed(4)
+    rng = np.random.RandomState(4)
+    for _ in range(steps):
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def samples_of(state, seat, n=20):
+    """`n` resampled states for `seat`, each looking to it as `state` does."""
+    sampler = pyspiel.UniformProbabilitySampler(7, 0.0, 1.0)
+    samples = [state.resample_from_infostate(seat, sampler) for _ in range(n)]
+    for s in samples:
+        assert s.information_state_string(seat) == state.information_state_string(seat)
+        assert s.current_player() == seat and s.legal_actions() == state.legal_actions()
+    return samples
+
+
+def test_a_resampled_state_keeps_what_the_seat_knows_and_redeals_the_rest():
+    state = flaschenteufel_after(8)
+    seat = state.current_player()
+    other = (seat + 1) % 3
+    samples = samples_of(state, seat)
+    # The other seats' past decisions stay unknown (at most a commit made again at random).
+    assert all(len(s._own[other]) <= 1 for s in samples) and len(state._own[other]) >= 2
+    truth = state.session.view(other)
+    assert any(s.session.view(other) != truth for s in samples), "the other seats' hands are dealt anew"
+    # A sample plays on as a state of its own.
+    s = samples[0]
+    s.apply_action(s.legal_actions()[0])
+    assert state.current_player() == seat
+
+
+def test_a_commit_made_before_the_seats_turn_is_made_again_in_a_sample():
+    """The engine's sample forgets other seats' hidden commits; seats answering one after
+    another, a seat that had committed before this one commits again, so the sample waits for
+    the same seats."""
+    state = flaschenteufel_after(4)
+    seat = state.current_player()
+    assert state.session.view(seat)["pending"]["committed"], "a commit under way, another seat done"
+    samples = samples_of(state, seat)
+    assert all(s.session.current_players() == state.session.current_players() for s in samples)
+
+
+def test_resampling_needs_the_game_loaded_for_it():
+    state = rbs.load("goofspiel", simultaneous=False).new_initial_state()
+    with pytest.raises(ValueError, match="resample=True"):
+        state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))
