@@ -52,6 +52,12 @@ def mcts_game(game, seed, simulations):
     bot = mcts.MCTSBot(
         game, uct_c=2.0, max_simulations=simulations, evaluator=mcts.RandomRolloutEvaluator(1, rng), random_state=rng
     )
+    return against_random(game, seed, bot, rng)
+
+
+def against_random(game, seed, bot, rng):
+    """One game from `seed`: `bot` at seat 0, the others at random; its returns and how many
+    decisions the bot made."""
     state = game.new_initial_state_for_seed(seed)
     searched = 0
     while not state.is_terminal():
@@ -140,16 +146,7 @@ def ismcts_game(game, seed, simulations):
         max_simulations=simulations,
         random_state=rng,
     )
-    state = game.new_initial_state_for_seed(seed)
-    searched = 0
-    while not state.is_terminal():
-        if state.current_player() == 0:
-            action = bot.step(state)
-            searched += 1
-        else:
-            action = rng.choice(state.legal_actions())
-        state.apply_action(action)
-    return state.returns(), searched
+    return against_random(game, seed, bot, rng)
 
 
 @pytest.mark.parametrize(
