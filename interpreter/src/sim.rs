@@ -744,7 +744,7 @@ mod series_tests {
     /// the second).
     #[test]
     fn a_series_in_chunks_hands_over_its_games_in_order_and_tallies_as_a_whole() {
-        for (folder, players, games) in [("tests/fixtures/dice-bid", 2, 120), ("games/mille-grazie", 2, 12)] {
+        for (folder, players, games) in [("tests/fixtures/dice-bid", 2, 120), ("tests/fixtures/while-cards", 3, 40)] {
             let game = load(folder);
             let bots = BotTable::default();
             let all: Vec<GameRecord> = (0..games)
