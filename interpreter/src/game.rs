@@ -130,8 +130,8 @@ mod tests {
 
     #[test]
     fn the_files_data_counts_as_the_script_values_of_graphs_and_tables_do() {
-        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/mille-grazie");
-        let game = crate::load_game(&folder, &crate::LoadOptions::default()).game.expect("Mille Grazie loads");
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/graph-walk");
+        let game = crate::load_game(&folder, &crate::LoadOptions::default()).game.expect("the fixture loads");
         let r = &game.rules;
         let mut expected = [0; 3];
         let mut add = |v: &rhai::Dynamic| {
