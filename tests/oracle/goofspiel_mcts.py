@@ -20,6 +20,7 @@ Install: pip install -r tests/oracle/requirements.txt
 
 import argparse
 import math
+import pathlib
 import random
 import time
 
@@ -49,7 +50,8 @@ def main() -> None:
         from rulebook import openspiel as rbs  # the bridge (the rulebook package)
 
         name = "OpenSpiel ISMCTS on Rulebook's goofspiel"
-        game = rbs.load("games/goofspiel", players=2, simultaneous=False, resample=True, seed=args.seed)
+        folder = pathlib.Path(__file__).resolve().parents[2] / "games/goofspiel"
+        game = rbs.load(str(folder), players=2, simultaneous=False, resample=True, seed=args.seed)
         bot = ismcts.ISMCTSBot(game, evaluator, 1.4, args.simulations,
                                random_state=np.random.RandomState(args.seed))
     else:
