@@ -347,13 +347,9 @@ impl Game {
     /// slot of the zone, in a fixed order. False, `out` untouched, for any other decision.
     #[inline]
     fn zone_options(&self, st: &State, decision: usize, player: usize, out: &mut Vec<Choice>) -> bool {
-        let d = &self.rules.decisions[decision];
-        let (OptionSource::Zone { zone, filter: None }, None, None) = (&d.source, &d.follow, &d.subset) else {
-            return false;
-        };
-        let info = &self.rules.zones[*zone];
-        let cards = &st.zones[*zone][if info.per_player { player } else { 0 }].cards;
-        offer_components(cards, info.ordered, out);
+        let Some(z) = self.zone_listed[decision] else { return false };
+        let cards = &st.zones[z.zone][if z.per_player { player } else { 0 }].cards;
+        offer_components(cards, z.ordered, out);
         true
     }
 
@@ -928,16 +924,19 @@ impl Game {
     /// A decision's `to`: each chosen component goes to zone `to` (the answering seat's own
     /// slot of a per-player zone), in seat order.
     fn move_chosen(&self, work: &mut Work, to: usize, pending: &Pending) -> Result<(), PlayError> {
-        let mut chosen: SmallVec<[(usize, u32); 8]> = SmallVec::new();
+        // (seat, component, the index of its option: mostly where it lies, see `put_near`)
+        let mut chosen: SmallVec<[(usize, u32, usize); 8]> = SmallVec::new();
         for (slot, &p) in pending.players.iter().enumerate() {
-            if let Some(Choice::Component(c)) = pending.chosen[slot].map(|i| &pending.options[slot][i]) {
-                chosen.push((p, *c));
+            if let Some(i) = pending.chosen[slot] {
+                if let Choice::Component(c) = pending.options[slot][i] {
+                    chosen.push((p, c, i));
+                }
             }
         }
-        chosen.sort_unstable_by_key(|(p, _)| *p);
+        chosen.sort_unstable_by_key(|(p, ..)| *p);
         let per_player = self.rules.zones[to].per_player;
-        for (p, c) in chosen {
-            work.state.put(&self.rules, c, to, if per_player { p } else { 0 }).map_err(PlayError::Rule)?;
+        for (p, c, near) in chosen {
+            work.state.put_near(&self.rules, c, near, to, if per_player { p } else { 0 }).map_err(PlayError::Rule)?;
             crate::api::log_pushed_out(&self.rules, work);
         }
         Ok(())
@@ -962,7 +961,8 @@ impl Game {
                 return Err(self.no_value_to_compare(st, c, p, choice));
             };
             let place = st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
-            entries.push(Entry { place, seat: p, component, value });
+            let near = pending.chosen[slot].unwrap_or(usize::MAX);
+            entries.push(Entry { place, seat: p, component, near, value });
         }
         if !entries.is_sorted_by_key(|e| e.place) {
             entries.sort_by_key(|e| e.place);
@@ -992,9 +992,9 @@ impl Game {
         };
         let winner = first.filter(|_| won > 0);
         if let Some(to) = c.played_to {
-            for Entry { component, .. } in entries {
+            for Entry { component, near, .. } in entries {
                 if let Some(i) = component {
-                    work.state.put(r, *i, to, 0).map_err(PlayError::Rule)?;
+                    work.state.put_near(r, *i, *near, to, 0).map_err(PlayError::Rule)?;
                 }
             }
         }
@@ -1013,7 +1013,7 @@ impl Game {
                     for _ in 0..count {
                         let i = bottom(&work.state);
                         gain += work.state.components.coded_int(&r.prop_codes, i, &c.by).unwrap_or(0);
-                        work.state.put(r, i, to, w).map_err(PlayError::Rule)?;
+                        work.state.put_near(r, i, 0, to, w).map_err(PlayError::Rule)?;
                     }
                     if let Some(t) = c.score {
                         let v = work.state.tracks[t][w].saturating_add(gain);
@@ -1023,7 +1023,7 @@ impl Game {
                 _ => {
                     if let Some(to) = c.unclaimed_to {
                         for _ in 0..count {
-                            work.state.put(r, bottom(&work.state), to, 0).map_err(PlayError::Rule)?;
+                            work.state.put_near(r, bottom(&work.state), 0, to, 0).map_err(PlayError::Rule)?;
                         }
                     }
                 }
@@ -1177,6 +1177,9 @@ struct Entry {
     seat: usize,
     /// The component revealed, if the choice is one.
     component: Option<u32>,
+    /// The index of the chosen option: mostly where that component lies in its zone slot
+    /// (see [`State::put_near`]).
+    near: usize,
     /// The value compared.
     value: i64,
 }

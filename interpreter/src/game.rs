@@ -28,6 +28,30 @@ pub struct Game {
     /// Per decision, whether its `reveal` script reads its `choices` (a script that never
     /// names them gets `()`, not a list of handles made for nothing).
     pub(crate) reveal_reads_choices: Vec<bool>,
+    /// Per decision, the zone it lists as its components lie, when it offers them so (no
+    /// filter, no `follow` rule, not a subset: see [`crate::flow`]'s `zone_options`).
+    pub(crate) zone_listed: Vec<Option<ZoneListed>>,
+}
+
+/// A zone a decision lists as its components lie (see [`Game::zone_listed`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ZoneListed {
+    /// The zone.
+    pub zone: usize,
+    /// Whether each seat has its own slot of it (the deciding seat's is listed).
+    pub per_player: bool,
+    /// Whether its order is kept (else its components are listed in a fixed order).
+    pub ordered: bool,
+}
+
+/// The zone decision `d` lists as its components lie, if it offers them so.
+fn zone_listed(rules: &Rules, d: &crate::rules::DecisionInfo) -> Option<ZoneListed> {
+    let (crate::rules::OptionSource::Zone { zone, filter: None }, None, None) = (&d.source, &d.follow, &d.subset)
+    else {
+        return None;
+    };
+    let info = &rules.zones[*zone];
+    Some(ZoneListed { zone: *zone, per_player: info.per_player, ordered: info.ordered })
 }
 
 impl Game {
@@ -46,7 +70,8 @@ impl Game {
             .collect();
         let reveal_reads_choices =
             reveals.iter().map(|f| f.is_some() && read.next().flatten().is_none_or(|r| !r.is_empty())).collect();
-        Game { rules, scripts, sources, initial, trick_then_fields, reveal_reads_choices }
+        let zone_listed = rules.decisions.iter().map(|d| zone_listed(&rules, d)).collect();
+        Game { rules, scripts, sources, initial, trick_then_fields, reveal_reads_choices, zone_listed }
     }
 
     /// A fresh state for `players` seats and a seed: declared components in their zones,

@@ -1146,6 +1146,30 @@ impl State {
         false
     }
 
+    /// [`State::take_from_place`] of a component that mostly lies at place `near` of its zone
+    /// slot, when not on top: taken from there without a search when it does. A wrong guess
+    /// costs one compare.
+    #[inline(always)]
+    fn take_near(&mut self, idx: u32, near: usize) -> bool {
+        let (z, o) = self.location[idx as usize];
+        if (z, o) == NOWHERE {
+            return false;
+        }
+        self.location[idx as usize] = NOWHERE;
+        let cards = &mut self.zones[z as usize][o as usize].cards;
+        crate::alloc::charge(cards.len());
+        if cards.last() == Some(&idx) {
+            cards.pop();
+            return true;
+        }
+        if cards.get(near) == Some(&idx) {
+            remove_at(cards, near);
+        } else {
+            remove_below_top(cards, idx);
+        }
+        false
+    }
+
     /// Takes a component out of play: it leaves its zone and lies nowhere (a move brings it
     /// back). The trace records the move, so seats that did not see it leave know only that
     /// some component of that place went out of play.
@@ -1177,6 +1201,16 @@ impl State {
     pub fn put(&mut self, rules: &Rules, idx: u32, zone: usize, owner: usize) -> Result<(), String> {
         let from = self.location[idx as usize];
         let from_top = self.take_from_place(idx);
+        self.lay(rules, idx, (from, from_top), zone, owner)
+    }
+
+    /// [`State::put`] of a component that mostly lies at place `near` of its zone slot
+    /// (counted from the bottom; any other place, or none, works too, a little slower): a
+    /// chosen option of a zone listed as it lies, whose index is that place.
+    #[inline(always)]
+    pub fn put_near(&mut self, rules: &Rules, idx: u32, near: usize, zone: usize, owner: usize) -> Result<(), String> {
+        let from = self.location[idx as usize];
+        let from_top = self.take_near(idx, near);
         self.lay(rules, idx, (from, from_top), zone, owner)
     }
 
@@ -1331,6 +1365,25 @@ fn remove_below_top(cards: &mut Vec<u32>, idx: u32) {
     cards.truncate(last);
 }
 
+/// Removes the component at place `at` (below the top) of `cards`, the cards above it moving
+/// down one place: in a short list, one pass over the whole list, as [`remove_below_top`]
+/// does, without a branch that depends on `at`.
+#[inline]
+fn remove_at(cards: &mut Vec<u32>, at: usize) {
+    let last = cards.len() - 1;
+    if cards.len() > SHORT_LIST {
+        cards.remove(at);
+        return;
+    }
+    // Each place takes the one above it from `at` on: the place read is computed, not
+    // chosen by a branch.
+    let list = cards.as_mut_slice();
+    for i in 0..last {
+        list[i] = list[i + usize::from(i >= at)];
+    }
+    cards.truncate(last);
+}
+
 impl State {
     /// An empty state, used as a stand-in while the real one is lent to a script.
     pub(crate) fn empty() -> State {
@@ -1394,6 +1447,39 @@ mod tests {
             expected.remove(at);
             assert_eq!(left, expected, "removing the card at {at} of a deck");
         }
+    }
+
+    #[test]
+    fn a_card_taken_from_a_known_place_leaves_the_others_in_order() {
+        for cards in [vec![7u32, 3, 9, 1, 12], (0..SHORT_LIST as u32 + 8).collect()] {
+            for at in 0..cards.len() - 1 {
+                let mut left = cards.clone();
+                remove_at(&mut left, at);
+                let mut expected = cards.clone();
+                expected.remove(at);
+                assert_eq!(left, expected, "removing place {at} of {} cards", cards.len());
+            }
+        }
+    }
+
+    #[test]
+    fn a_component_taken_near_a_place_is_taken_wherever_it_lies() {
+        // One zone slot holding components 4, 2, 0, 3 (bottom first); component 1 lies nowhere.
+        let mut st = State::empty();
+        st.zones = vec![vec![ZoneSlot { cards: vec![4, 2, 0, 3], visible: None }]];
+        st.location = vec![(0, 0), NOWHERE, (0, 0), (0, 0), (0, 0)];
+        let taken = |near: usize, idx: u32| {
+            let mut st = st.clone();
+            let top = st.take_near(idx, near);
+            (st.zones[0][0].cards.clone(), st.location[idx as usize], top)
+        };
+        // Where the guess says, elsewhere, past the end, and on top.
+        assert_eq!(taken(1, 2), (vec![4, 0, 3], NOWHERE, false));
+        assert_eq!(taken(2, 4), (vec![2, 0, 3], NOWHERE, false));
+        assert_eq!(taken(usize::MAX, 0), (vec![4, 2, 3], NOWHERE, false));
+        assert_eq!(taken(0, 3), (vec![4, 2, 0], NOWHERE, true));
+        // A component lying nowhere: nothing moves.
+        assert_eq!(taken(0, 1), (vec![4, 2, 0, 3], NOWHERE, false));
     }
 
     #[test]
