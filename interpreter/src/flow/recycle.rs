@@ -17,6 +17,10 @@ struct Buffers {
     /// left empty without room). The option lists stay in their outer list, holding at most
     /// [`MAX_LISTS`] inner lists, each emptied (filled in turn by the next decision's seats).
     pending: Option<Box<Pending>>,
+    /// A second answered decision's box, kept as it is: a decision is opened while the one
+    /// answered is resolved, before its box comes back, so a flow of decisions uses two boxes
+    /// (and a series of games keeps both from one game to the next).
+    second: Option<Box<Pending>>,
     /// For the cards played to a trick.
     plays: Vec<(usize, u32)>,
 }
@@ -51,7 +55,7 @@ pub(super) fn players() -> Vec<usize> {
 /// A box for a pending decision to fill in place: the kept one when there is one (its lists
 /// emptied, with their room; its option lists emptied in their outer list), else a new one.
 pub(super) fn pending() -> Box<Pending> {
-    SPARE.with_borrow_mut(|b| b.pending.take()).unwrap_or_else(empty)
+    SPARE.with_borrow_mut(|b| b.pending.take().or_else(|| b.second.take())).unwrap_or_else(empty)
 }
 
 /// An empty list for the cards played to a trick (the last trick's, when there is one).
@@ -74,9 +78,10 @@ pub(crate) fn recycle(mut pending: Box<Pending>) {
     p.options.iter_mut().for_each(Vec::clear);
     p.ctx = Value::Unit;
     p.building.clear();
-    SPARE.with_borrow_mut(|kept| match kept.pending.as_deref_mut() {
-        None => kept.pending = Some(pending),
-        Some(k) => {
+    SPARE.with_borrow_mut(|kept| match (kept.pending.as_deref_mut(), &kept.second) {
+        (None, _) => kept.pending = Some(pending),
+        (Some(_), None) => kept.second = Some(pending),
+        (Some(k), Some(_)) => {
             let Pending { players, chosen, options, .. } = *pending;
             keep_lists(k, players, chosen, options);
         }
@@ -126,5 +131,25 @@ mod tests {
         let fresh = super::pending();
         assert_ne!(&*fresh as *const Pending, address, "the kept box is taken once");
         assert!(fresh.players.capacity() == 0 && fresh.options.is_empty());
+    }
+
+    #[test]
+    fn two_answered_decisions_keep_their_boxes_and_a_third_gives_its_lists() {
+        let answered = |seats: usize| {
+            let mut p = super::pending();
+            p.players.extend(0..seats);
+            p.chosen.extend((0..seats).map(Some));
+            p
+        };
+        let (first, second, third) = (answered(1), answered(2), answered(9));
+        let addresses = [&*first as *const Pending, &*second as *const Pending];
+        recycle(first);
+        recycle(second);
+        // The third box goes, its longer lists kept in the first box.
+        recycle(third);
+        let (a, b) = (super::pending(), super::pending());
+        assert_eq!([&*a as *const Pending, &*b as *const Pending], addresses, "both boxes kept, the first first");
+        assert!(a.players.capacity() >= 9 && a.chosen.capacity() >= 9, "the longer lists are kept");
+        assert!(b.players.is_empty() && b.players.capacity() >= 2);
     }
 }

@@ -59,6 +59,9 @@ thread_local! {
     /// The checkpoint of the last session dropped on this thread, unshared: the next session's
     /// first checkpoint is copied into its buffers instead of allocating a state.
     static SPARE_CHECKPOINT: std::cell::Cell<Option<Arc<State>>> = const { std::cell::Cell::new(None) };
+    /// The list of answers of the last session dropped on this thread, emptied: the next
+    /// session records its answers in it instead of allocating one.
+    static SPARE_ANSWERS: std::cell::Cell<Vec<Answer>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// A starting point and the answers applied since. A copy of a session shares the
@@ -127,7 +130,7 @@ impl Rollback {
     #[inline(always)]
     pub(super) fn record(&mut self, answer: Answer) {
         if self.answers.capacity() == 0 {
-            self.answers.reserve_exact(MAX_ANSWERS);
+            self.answers = spare_answers();
         }
         self.answers.push(answer);
     }
@@ -167,11 +170,27 @@ impl Rollback {
     }
 }
 
+/// An empty list with room for [`MAX_ANSWERS`] answers: the one the last session dropped on
+/// this thread left, or a new one (kept out of [`Rollback::record`], which mostly has one).
+#[cold]
+#[inline(never)]
+fn spare_answers() -> Vec<Answer> {
+    let mut answers = SPARE_ANSWERS.with(std::cell::Cell::take);
+    answers.reserve_exact(MAX_ANSWERS);
+    answers
+}
+
 impl Drop for Rollback {
-    /// An unshared checkpoint is kept for the next session on this thread.
+    /// An unshared checkpoint and the list of answers are kept for the next session on this
+    /// thread.
     fn drop(&mut self) {
         if let Some(c) = self.checkpoint.take().filter(|c| Arc::strong_count(c) == 1) {
             SPARE_CHECKPOINT.with(|s| s.set(Some(c)));
+        }
+        if self.answers.capacity() > 0 {
+            let mut answers = std::mem::take(&mut self.answers);
+            answers.clear();
+            let _ = SPARE_ANSWERS.try_with(|s| s.set(answers));
         }
     }
 }
