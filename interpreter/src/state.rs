@@ -1130,20 +1130,7 @@ impl State {
     /// [`State::take`], saying whether the component lay on top of its place (`false` when
     /// it lay nowhere).
     fn take_from_place(&mut self, idx: u32) -> bool {
-        let (z, o) = self.location[idx as usize];
-        if (z, o) == NOWHERE {
-            return false;
-        }
-        self.location[idx as usize] = NOWHERE;
-        let cards = &mut self.zones[z as usize][o as usize].cards;
-        crate::alloc::charge(cards.len());
-        // Mostly the top one (a deck drawn from, a card just laid): taken without a shift.
-        if cards.last() == Some(&idx) {
-            cards.pop();
-            return true;
-        }
-        remove_below_top(cards, idx);
-        false
+        self.take_with(idx, |cards| remove_below_top(cards, idx))
     }
 
     /// [`State::take_from_place`] of a component that mostly lies at place `near` of its zone
@@ -1151,6 +1138,20 @@ impl State {
     /// costs one compare.
     #[inline(always)]
     fn take_near(&mut self, idx: u32, near: usize) -> bool {
+        self.take_with(idx, |cards| {
+            if cards.get(near) == Some(&idx) {
+                remove_at(cards, near);
+            } else {
+                remove_below_top(cards, idx);
+            }
+        })
+    }
+
+    /// Takes component `idx` from where it lies, saying whether it lay on top (`false` when it
+    /// lay nowhere): mostly the top one (a deck drawn from, a card just laid), popped without
+    /// a shift; else `below_top` takes it out of its slot's list.
+    #[inline(always)]
+    fn take_with(&mut self, idx: u32, below_top: impl FnOnce(&mut Vec<u32>)) -> bool {
         let (z, o) = self.location[idx as usize];
         if (z, o) == NOWHERE {
             return false;
@@ -1162,11 +1163,7 @@ impl State {
             cards.pop();
             return true;
         }
-        if cards.get(near) == Some(&idx) {
-            remove_at(cards, near);
-        } else {
-            remove_below_top(cards, idx);
-        }
+        below_top(cards);
         false
     }
 
@@ -1359,6 +1356,8 @@ fn remove_below_top(cards: &mut Vec<u32>, idx: u32) {
     }
     let at = (u32::BITS - 1 - found.leading_zeros()) as usize;
     let last = cards.len() - 1;
+    // Not `remove_at`'s loop: LLVM compiles that one slower where this one is inlined (the
+    // benches README's thirty-ninth session).
     for i in 0..last {
         cards[i] = if i >= at { cards[i + 1] } else { cards[i] };
     }
