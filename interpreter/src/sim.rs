@@ -1,7 +1,7 @@
 //! Simulation: many seeded games played by bots, in parallel if asked, summarised. The
 //! summary depends only on the game, the options, the seed and the bot, never on `jobs`.
 
-use crate::bot::{make_bot, BotTable, SeatObservation};
+use crate::bot::{BotTable, SeatBot, SeatObservation};
 use crate::error::PlayError;
 use crate::rng::derive_seed;
 use crate::session::Move;
@@ -403,9 +403,10 @@ fn play(
     }
     // The score after each decision (for the shape).
     let mut trace = if keep.shape { ScoreTrace::with_room(players) } else { ScoreTrace::default() };
+    // Held in place for the usual table sizes: a series makes them anew every game.
     let mut bots = (0..players)
-        .map(|p| make_bot(table.spec(p), game, seed, p))
-        .collect::<Result<Vec<_>, _>>()
+        .map(|p| SeatBot::new(table.spec(p), game, seed, p))
+        .collect::<Result<smallvec::SmallVec<[SeatBot; 4]>, _>>()
         .map_err(|e| fail(Vec::new(), PlayError::Illegal(e)))?;
     while !session.is_over() {
         let Some(p) = session.first_to_act() else {

@@ -89,9 +89,17 @@ pub trait Bot: Send {
 /// simulation is reproducible and bots never touch the game's generator).
 pub struct RandomBot(GameRng);
 
+impl RandomBot {
+    /// Picks one of `count` options (any seat's choice among `count` is the same draw).
+    #[inline]
+    fn pick(&mut self, count: usize) -> usize {
+        self.0.below(count.max(1) as u64) as usize
+    }
+}
+
 impl Bot for RandomBot {
     fn choose(&mut self, obs: &dyn Observation) -> Result<usize, String> {
-        Ok(self.0.below(obs.option_count().max(1) as u64) as usize)
+        Ok(self.pick(obs.option_count()))
     }
 }
 
@@ -101,6 +109,40 @@ pub struct FirstBot;
 impl Bot for FirstBot {
     fn choose(&mut self, _obs: &dyn Observation) -> Result<usize, String> {
         Ok(0)
+    }
+}
+
+/// A seat's bot in a series of simulated games: the built-in bots that keep no more than a
+/// generator are held in place, without a box or a dynamic call (a series makes two bots a
+/// game, and most of them are random); the others are boxed. It chooses as [`make_bot`]'s bot
+/// for the same spec, seed and seat does.
+pub enum SeatBot {
+    /// The `random` bot.
+    Random(RandomBot),
+    /// The `first` bot.
+    First,
+    /// Any other bot.
+    Boxed(Box<dyn Bot>),
+}
+
+impl SeatBot {
+    /// [`make_bot`], held in place when it can be.
+    pub fn new(spec: &BotSpec, game: &Game, seed: u64, seat: usize) -> Result<SeatBot, String> {
+        Ok(match spec.name.as_str() {
+            "random" => SeatBot::Random(RandomBot(seat_rng(seed, seat))),
+            "first" => SeatBot::First,
+            _ => SeatBot::Boxed(make_bot(spec, game, seed, seat)?),
+        })
+    }
+
+    /// [`Bot::choose`] for the seat `obs` observes.
+    #[inline]
+    pub fn choose(&mut self, obs: &SeatObservation) -> Result<usize, String> {
+        match self {
+            SeatBot::Random(bot) => Ok(bot.pick(obs.option_count())),
+            SeatBot::First => Ok(0),
+            SeatBot::Boxed(bot) => bot.choose(obs),
+        }
     }
 }
 
@@ -144,12 +186,50 @@ pub fn bot_names() -> String {
 /// Makes the bot `spec` names for a seat of `game` started with `seed`. Bots are seeded
 /// from the game seed and their seat, so a game is reproducible.
 pub fn make_bot(spec: &BotSpec, game: &Game, seed: u64, seat: usize) -> Result<Box<dyn Bot>, String> {
-    let rng = GameRng::new(derive_seed(seed ^ 0xB07_B07, seat as u64));
+    let rng = seat_rng(seed, seat);
     match spec.name.as_str() {
         "random" => Ok(Box::new(RandomBot(rng))),
         "first" => Ok(Box::new(FirstBot)),
         "greedy" => Ok(Box::new(greedy::GreedyBot::new(spec, game, rng)?)),
         "mcts" => Ok(Box::new(mcts::MctsBot::new(spec, game, rng)?)),
         other => Err(format!("unknown bot `{other}`; available: {}", bot_names())),
+    }
+}
+
+/// The generator of the bot of `seat` in the game started with `seed`.
+fn seat_rng(seed: u64, seat: usize) -> GameRng {
+    GameRng::new(derive_seed(seed ^ 0xB07_B07, seat as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{load_game, LoadOptions};
+
+    /// A seat bot held in place chooses, game after game, as the boxed bot `make_bot` gives
+    /// for the same spec, seed and seat; a search bot stays boxed.
+    #[test]
+    fn a_seat_bot_chooses_as_the_boxed_bot_for_the_same_spec_seed_and_seat() {
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/goofspiel");
+        let game = load_game(&folder, &LoadOptions::default()).game.expect("goofspiel loads");
+        for name in ["random", "first"] {
+            let spec = BotSpec { name: name.into(), options: Vec::new() };
+            for seed in 0..5 {
+                let mut session = game.start_quiet(2, seed).expect("starts");
+                let mut boxed: Vec<_> = (0..2).map(|p| make_bot(&spec, &game, seed, p).expect("made")).collect();
+                let mut held: Vec<_> = (0..2).map(|p| SeatBot::new(&spec, &game, seed, p).expect("made")).collect();
+                assert!(held.iter().all(|b| !matches!(b, SeatBot::Boxed(_))), "{name} is held in place");
+                while let Some(p) = session.first_to_act() {
+                    let obs = SeatObservation::new(&session, p);
+                    let choice = boxed[p].choose(&obs).expect("chooses");
+                    assert_eq!(held[p].choose(&obs).expect("chooses"), choice, "{name}, seed {seed}, seat {p}");
+                    session.apply_index(p, choice).expect("legal");
+                }
+            }
+        }
+        let mcts = BotSpec { name: "mcts".into(), options: Vec::new() };
+        assert!(matches!(SeatBot::new(&mcts, &game, 1, 0), Ok(SeatBot::Boxed(_))));
+        let unknown = BotSpec { name: "oracle".into(), options: Vec::new() };
+        assert!(SeatBot::new(&unknown, &game, 1, 0).is_err_and(|e| e.contains("unknown bot `oracle`")));
     }
 }
