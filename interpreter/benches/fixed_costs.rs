@@ -22,6 +22,8 @@ fn bench(c: &mut Criterion) {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/dice-bid");
     let game = load_game(&folder, &LoadOptions::default()).game.expect("dice-bid loads");
     let mut group = c.benchmark_group("dice_bid_2p");
+    // Random bots for every seat, made once: as `simulate` makes its table once for a series.
+    let bots = rulebook::bot::BotTable::default();
     let mut i = 0u64;
     group.bench_function("start_game", |b| {
         b.iter(|| {
@@ -32,7 +34,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("random_playout", |b| {
         b.iter(|| {
             i += 1;
-            play_one(&game, 2, i, derive_seed(1, i), &rulebook::bot::BotTable::default()).expect("plays")
+            play_one(&game, 2, i, derive_seed(1, i), &bots).expect("plays")
         })
     });
     let state = game.start_quiet(2, 1).expect("starts").state().clone();

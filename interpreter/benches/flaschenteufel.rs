@@ -85,11 +85,13 @@ fn bench(c: &mut Criterion) {
     let game = load_game(&folder, &LoadOptions { variants: vec![], options }).game.expect("flaschenteufel loads");
     let mut group = c.benchmark_group("flaschenteufel_4_players_one_hand");
     group.throughput(Throughput::Elements(1));
+    // Random bots for every seat, made once: as `simulate` makes its table once for a series.
+    let bots = rulebook::bot::BotTable::default();
     let mut i = 0u64;
     group.bench_function("rulebook_random_hand", |b| {
         b.iter(|| {
             i += 1;
-            play_one(&game, 4, i, derive_seed(1, i), &rulebook::bot::BotTable::default()).expect("plays")
+            play_one(&game, 4, i, derive_seed(1, i), &bots).expect("plays")
         })
     });
     // What `simulate` plays when it writes no results file: the same hand, its moves and
@@ -98,8 +100,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("rulebook_simulate_hand", |b| {
         b.iter(|| {
             k += 1;
-            play_keeping(&game, 4, k, derive_seed(1, k), &rulebook::bot::BotTable::default(), Keep::COUNT)
-                .expect("plays")
+            play_keeping(&game, 4, k, derive_seed(1, k), &bots, Keep::COUNT).expect("plays")
         })
     });
     let mut j = 0u64;
