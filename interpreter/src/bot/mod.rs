@@ -116,7 +116,7 @@ impl Bot for FirstBot {
 /// generator are held in place, without a box or a dynamic call (a series makes two bots a
 /// game, and most of them are random); the others are boxed. It chooses as [`make_bot`]'s bot
 /// for the same spec, seed and seat does.
-pub enum SeatBot {
+pub(crate) enum SeatBot {
     /// The `random` bot.
     Random(RandomBot),
     /// The `first` bot.
@@ -127,7 +127,7 @@ pub enum SeatBot {
 
 impl SeatBot {
     /// [`make_bot`], held in place when it can be.
-    pub fn new(spec: &BotSpec, game: &Game, seed: u64, seat: usize) -> Result<SeatBot, String> {
+    pub(crate) fn new(spec: &BotSpec, game: &Game, seed: u64, seat: usize) -> Result<SeatBot, String> {
         Ok(match spec.name.as_str() {
             "random" => SeatBot::Random(RandomBot(seat_rng(seed, seat))),
             "first" => SeatBot::First,
@@ -137,7 +137,7 @@ impl SeatBot {
 
     /// [`Bot::choose`] for the seat `obs` observes.
     #[inline]
-    pub fn choose(&mut self, obs: &SeatObservation) -> Result<usize, String> {
+    pub(crate) fn choose(&mut self, obs: &SeatObservation) -> Result<usize, String> {
         match self {
             SeatBot::Random(bot) => Ok(bot.pick(obs.option_count())),
             SeatBot::First => Ok(0),
