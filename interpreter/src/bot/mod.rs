@@ -120,7 +120,7 @@ pub(crate) enum SeatBot {
     /// The `random` bot.
     Random(RandomBot),
     /// The `first` bot.
-    First,
+    First(FirstBot),
     /// Any other bot.
     Boxed(Box<dyn Bot>),
 }
@@ -130,7 +130,7 @@ impl SeatBot {
     pub(crate) fn new(spec: &BotSpec, game: &Game, seed: u64, seat: usize) -> Result<SeatBot, String> {
         Ok(match spec.name.as_str() {
             "random" => SeatBot::Random(RandomBot(seat_rng(seed, seat))),
-            "first" => SeatBot::First,
+            "first" => SeatBot::First(FirstBot),
             _ => SeatBot::Boxed(make_bot(spec, game, seed, seat)?),
         })
     }
@@ -140,7 +140,7 @@ impl SeatBot {
     pub(crate) fn choose(&mut self, obs: &SeatObservation) -> Result<usize, String> {
         match self {
             SeatBot::Random(bot) => Ok(bot.pick(obs.option_count())),
-            SeatBot::First => Ok(0),
+            SeatBot::First(bot) => bot.choose(obs),
             SeatBot::Boxed(bot) => bot.choose(obs),
         }
     }
