@@ -210,8 +210,8 @@ mod tests {
     /// for the same spec, seed and seat; a search bot stays boxed.
     #[test]
     fn a_seat_bot_chooses_as_the_boxed_bot_for_the_same_spec_seed_and_seat() {
-        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games/goofspiel");
-        let game = load_game(&folder, &LoadOptions::default()).game.expect("goofspiel loads");
+        let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/dice-bid");
+        let game = load_game(&folder, &LoadOptions::default()).game.expect("the fixture loads");
         for name in ["random", "first"] {
             let spec = BotSpec { name: name.into(), options: Vec::new() };
             for seed in 0..5 {
