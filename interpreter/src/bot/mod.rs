@@ -112,10 +112,9 @@ impl Bot for FirstBot {
     }
 }
 
-/// A seat's bot in a series of simulated games: the built-in bots that keep no more than a
-/// generator are held in place, without a box or a dynamic call (a series makes two bots a
-/// game, and most of them are random); the others are boxed. It chooses as [`make_bot`]'s bot
-/// for the same spec, seed and seat does.
+/// A seat's bot as the spec names it: the built-in bots that keep no more than a generator
+/// are held in place, without a box or a dynamic call (a series of simulated games makes two
+/// bots a game, and most of them are random); the others are boxed. [`make_bot`] boxes it.
 pub(crate) enum SeatBot {
     /// The `random` bot.
     Random(RandomBot),
@@ -126,13 +125,26 @@ pub(crate) enum SeatBot {
 }
 
 impl SeatBot {
-    /// [`make_bot`], held in place when it can be.
+    /// The bot `spec` names for a seat of `game` started with `seed`. Bots are seeded from
+    /// the game seed and their seat, so a game is reproducible.
     pub(crate) fn new(spec: &BotSpec, game: &Game, seed: u64, seat: usize) -> Result<SeatBot, String> {
+        let rng = GameRng::new(derive_seed(seed ^ 0xB07_B07, seat as u64));
         Ok(match spec.name.as_str() {
-            "random" => SeatBot::Random(RandomBot(seat_rng(seed, seat))),
+            "random" => SeatBot::Random(RandomBot(rng)),
             "first" => SeatBot::First(FirstBot),
-            _ => SeatBot::Boxed(make_bot(spec, game, seed, seat)?),
+            "greedy" => SeatBot::Boxed(Box::new(greedy::GreedyBot::new(spec, game, rng)?)),
+            "mcts" => SeatBot::Boxed(Box::new(mcts::MctsBot::new(spec, game, rng)?)),
+            other => return Err(format!("unknown bot `{other}`; available: {}", bot_names())),
         })
+    }
+
+    /// The bot in a box of its own.
+    fn into_boxed(self) -> Box<dyn Bot> {
+        match self {
+            SeatBot::Random(bot) => Box::new(bot),
+            SeatBot::First(bot) => Box::new(bot),
+            SeatBot::Boxed(bot) => bot,
+        }
     }
 
     /// [`Bot::choose`] for the seat `obs` observes.
@@ -186,19 +198,7 @@ pub fn bot_names() -> String {
 /// Makes the bot `spec` names for a seat of `game` started with `seed`. Bots are seeded
 /// from the game seed and their seat, so a game is reproducible.
 pub fn make_bot(spec: &BotSpec, game: &Game, seed: u64, seat: usize) -> Result<Box<dyn Bot>, String> {
-    let rng = seat_rng(seed, seat);
-    match spec.name.as_str() {
-        "random" => Ok(Box::new(RandomBot(rng))),
-        "first" => Ok(Box::new(FirstBot)),
-        "greedy" => Ok(Box::new(greedy::GreedyBot::new(spec, game, rng)?)),
-        "mcts" => Ok(Box::new(mcts::MctsBot::new(spec, game, rng)?)),
-        other => Err(format!("unknown bot `{other}`; available: {}", bot_names())),
-    }
-}
-
-/// The generator of the bot of `seat` in the game started with `seed`.
-fn seat_rng(seed: u64, seat: usize) -> GameRng {
-    GameRng::new(derive_seed(seed ^ 0xB07_B07, seat as u64))
+    SeatBot::new(spec, game, seed, seat).map(SeatBot::into_boxed)
 }
 
 #[cfg(test)]
@@ -206,8 +206,9 @@ mod tests {
     use super::*;
     use crate::{load_game, LoadOptions};
 
-    /// A seat bot held in place chooses, game after game, as the boxed bot `make_bot` gives
-    /// for the same spec, seed and seat; a search bot stays boxed.
+    /// A bot held in place chooses, game after game, as the same bot in the box `make_bot`
+    /// gives (one through `SeatBot::choose`, one through `Bot::choose`); a search bot stays
+    /// boxed, and an unknown name is an error.
     #[test]
     fn a_seat_bot_chooses_as_the_boxed_bot_for_the_same_spec_seed_and_seat() {
         let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/dice-bid");
