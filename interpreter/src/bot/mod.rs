@@ -132,9 +132,7 @@ impl SeatBot {
         Ok(match spec.name.as_str() {
             "random" => SeatBot::Random(RandomBot(rng)),
             "first" => SeatBot::First(FirstBot),
-            "greedy" => SeatBot::Boxed(Box::new(greedy::GreedyBot::new(spec, game, rng)?)),
-            "mcts" => SeatBot::Boxed(Box::new(mcts::MctsBot::new(spec, game, rng)?)),
-            other => return Err(format!("unknown bot `{other}`; available: {}", bot_names())),
+            _ => SeatBot::Boxed(boxed_bot(spec, game, rng)?),
         })
     }
 
@@ -193,6 +191,17 @@ pub const BOTS: &[BotKind] = &[
 /// The names of the bots, for messages.
 pub fn bot_names() -> String {
     BOTS.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
+}
+
+/// The bots [`SeatBot::new`] boxes, made with their generator `rng` (kept out of it: a series
+/// makes its bots every game, mostly random ones).
+#[inline(never)]
+fn boxed_bot(spec: &BotSpec, game: &Game, rng: GameRng) -> Result<Box<dyn Bot>, String> {
+    match spec.name.as_str() {
+        "greedy" => Ok(Box::new(greedy::GreedyBot::new(spec, game, rng)?)),
+        "mcts" => Ok(Box::new(mcts::MctsBot::new(spec, game, rng)?)),
+        other => Err(format!("unknown bot `{other}`; available: {}", bot_names())),
+    }
 }
 
 /// Makes the bot `spec` names for a seat of `game` started with `seed`. Bots are seeded
