@@ -8,7 +8,7 @@ use crate::error::PlayError;
 use crate::log::{Event, EventKind};
 use crate::rules::{Contest, FnRef, FollowFrom, OptionSource, PlayerSel, PlayersSel, Repeat, StepKind, Subset};
 use crate::script::Work;
-use crate::state::{Asked, Choice, Frame, Outcome, Pending, ScriptedChoice, State, SubsetChoice};
+use crate::state::{Asked, Choice, Frame, Outcome, Pending, ScriptedChoice, SeatOptions, State, SubsetChoice};
 use crate::subset::Candidate;
 use crate::value::PlainScriptValue;
 use crate::value::Value;
@@ -317,8 +317,8 @@ impl Game {
         decision: usize,
         player: usize,
         ctx: &Value,
-    ) -> Result<Vec<Choice>, PlayError> {
-        let mut out = Vec::new();
+    ) -> Result<SeatOptions, PlayError> {
+        let mut out = SeatOptions::default();
         self.options_building(work, decision, player, ctx, &[], &mut out)?;
         Ok(out)
     }
@@ -333,11 +333,11 @@ impl Game {
         player: usize,
         ctx: &Value,
         building: &[u32],
-        out: &mut Vec<Choice>,
+        out: &mut SeatOptions,
     ) -> Result<(), PlayError> {
         if !self.zone_options(&work.state, decision, player, out) {
-            let room = std::mem::take(out);
-            *out = self.options_worked_out(work, decision, player, ctx, building, room)?;
+            let room = out.take_room();
+            out.set_choices(self.options_worked_out(work, decision, player, ctx, building, room)?);
         }
         Ok(())
     }
@@ -346,10 +346,16 @@ impl Game {
     /// script, no `follow` rule, not a `subset`), put into `out` (empty): those in the seat's
     /// slot of the zone, in a fixed order. False, `out` untouched, for any other decision.
     #[inline]
-    fn zone_options(&self, st: &State, decision: usize, player: usize, out: &mut Vec<Choice>) -> bool {
+    fn zone_options(&self, st: &State, decision: usize, player: usize, out: &mut SeatOptions) -> bool {
         let Some(z) = self.zone_listed[decision] else { return false };
         let cards = &st.zones[z.zone][if z.per_player { player } else { 0 }].cards;
-        offer_components(cards, z.ordered, out);
+        let listed = out.components_to_fill();
+        listed.extend_from_slice(cards);
+        if !z.ordered && !ascending(cards) {
+            // An unordered zone's components are offered in a fixed order (by component):
+            // mostly they lie in it already (dealt in order, only ever taken from).
+            listed.sort_unstable();
+        }
         true
     }
 
@@ -640,7 +646,7 @@ impl Game {
             let p = players[at];
             // The seat's list is filled where it lies (a kept one, emptied, or a new one).
             if options.len() == asked {
-                options.push(Vec::new());
+                options.push(SeatOptions::default());
             }
             self.options_building(work, decision, p, &ctx, &[], &mut options[asked])?;
             let opts = &options[asked];
@@ -688,7 +694,7 @@ impl Game {
         work: &mut Work,
         decision: usize,
         player: usize,
-        opts: &[Choice],
+        opts: &SeatOptions,
         ctx: &Value,
     ) -> Result<Option<usize>, PlayError> {
         let d = &self.rules.decisions[decision];
@@ -699,7 +705,7 @@ impl Game {
                 return Ok(None);
             }
         }
-        let arr: rhai::Array = opts.iter().map(|c| self.choice_value(&work.state, decision, c)).collect();
+        let arr: rhai::Array = opts.iter().map(|c| self.choice_value(&work.state, decision, &c)).collect();
         let v = self.call(work, auto, vec![Dynamic::from_int(player as i64), Dynamic::from_array(arr)], ctx)?;
         let v = match crate::convert::from_dynamic(&v) {
             // A component handle becomes its id.
@@ -723,7 +729,7 @@ impl Game {
             ));
         };
         opts.iter()
-            .position(|c| self.choice_id(&work.state, c) == id)
+            .position(|c| self.choice_id(&work.state, &c) == id)
             .map(Some)
             .ok_or_else(|| self.returned(&auto.name, format!("chose `{id}`, which is not an option")))
     }
@@ -734,6 +740,15 @@ impl Game {
             Choice::Component(i) | Choice::Add(i) => &st.components.list[*i as usize].id,
             Choice::Subset(s) => &s.id,
             Choice::Scripted(s) => &s.id,
+        }
+    }
+
+    /// The stable id of option `index` of `options` (a seat's options in `st`), if there is
+    /// that option.
+    pub(crate) fn option_id<'a>(&self, st: &'a State, options: &'a SeatOptions, index: usize) -> Option<&'a str> {
+        match options.component(index) {
+            Some(i) => Some(&st.components.list[i as usize].id),
+            None => options.listed(index).map(|c| self.choice_id(st, c)),
         }
     }
 
@@ -839,7 +854,7 @@ impl Game {
             let mut choices = if made { vec![Dynamic::UNIT; work.state.players] } else { Vec::new() };
             if made {
                 for (slot, &p) in pending.players.iter().enumerate() {
-                    choices[p] = self.choice_value(&work.state, pending.decision, pending.chosen_option(slot));
+                    choices[p] = self.choice_value(&work.state, pending.decision, &pending.chosen_option(slot));
                 }
             }
             if work.logging {
@@ -861,14 +876,14 @@ impl Game {
             if work.logging {
                 self.log_decision(work, pending)?;
             }
-            if let Choice::Component(card) = c {
-                self.trick_played(work, pending.decision, p, *card)?;
+            if let Choice::Component(card) = *c {
+                self.trick_played(work, pending.decision, p, card)?;
             }
             if let Some(to) = d.to {
                 self.move_chosen(work, to, pending)?;
             }
             if let Some(f) = &d.then {
-                let v = self.choice_value(&work.state, pending.decision, c);
+                let v = self.choice_value(&work.state, pending.decision, &c);
                 let _ = self.call(work, f, vec![Dynamic::from_int(p as i64), v], &pending.ctx)?;
             }
         }
@@ -884,7 +899,7 @@ impl Game {
         let d = &self.rules.decisions[pending.decision];
         let mut shown = Vec::new();
         for (slot, &p) in pending.players.iter().enumerate() {
-            let label = self.choice_label(&work.state, pending.asked(slot), pending.chosen_option(slot))?;
+            let label = self.choice_label(&work.state, pending.asked(slot), &pending.chosen_option(slot))?;
             let seat = self.rules.seat_name(p);
             if d.secret {
                 let text = format!("{}: {seat} chose {label}", d.name);
@@ -906,7 +921,7 @@ impl Game {
     fn log_decision(&self, work: &mut Work, pending: &Pending) -> Result<(), PlayError> {
         let d = &self.rules.decisions[pending.decision];
         let p = pending.players[0];
-        let label = self.choice_label(&work.state, pending.asked(0), pending.chosen_option(0))?;
+        let label = self.choice_label(&work.state, pending.asked(0), &pending.chosen_option(0))?;
         let who = d.actor.clone().unwrap_or_else(|| self.rules.seat_name(p));
         work.events.push(if d.secret {
             Event::private(
@@ -928,7 +943,7 @@ impl Game {
         let mut chosen: SmallVec<[(usize, u32, usize); 8]> = SmallVec::new();
         for (slot, &p) in pending.players.iter().enumerate() {
             if let Some(i) = pending.chosen[slot] {
-                if let Choice::Component(c) = pending.options[slot][i] {
+                if let Some(c) = pending.options[slot].component(i) {
                     chosen.push((p, c, i));
                 }
             }
@@ -951,17 +966,16 @@ impl Game {
         // Each revealed choice, then put in turn order (seats out of it last, as they answered).
         let mut entries: SmallVec<[Entry; 8]> = SmallVec::new();
         for (slot, &p) in pending.players.iter().enumerate() {
-            let choice = pending.chosen_option(slot);
-            let (component, value) = match choice {
-                Choice::Component(i) => (Some(*i), st.components.coded_int(codes, *i, &c.by)),
-                Choice::Add(_) | Choice::Subset(_) => (None, None),
-                Choice::Scripted(s) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
+            let (options, near) = (&pending.options[slot], pending.chosen[slot].expect("every seat has answered"));
+            let (component, value) = match (options.component(near), options.listed(near)) {
+                (Some(i), _) => (Some(i), st.components.coded_int(codes, i, &c.by)),
+                (None, Some(Choice::Scripted(s))) => (None, s.value.get(&c.by.name).and_then(|v| v.as_int())),
+                (None, _) => (None, None),
             };
             let Some(value) = value else {
-                return Err(self.no_value_to_compare(st, c, p, choice));
+                return Err(self.no_value_to_compare(st, c, p, &options.at(near)));
             };
             let place = st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
-            let near = pending.chosen[slot].unwrap_or(usize::MAX);
             entries.push(Entry { place, seat: p, component, near, value });
         }
         if !entries.is_sorted_by_key(|e| e.place) {
@@ -1160,6 +1174,17 @@ fn offer_components(cards: &[u32], ordered: bool, out: &mut Vec<Choice>) {
     if !(ordered || in_order) {
         sort_offered(&mut out[start..]);
     }
+}
+
+/// Whether `cards` are in ascending order: every pair compared, without stopping at the
+/// first pair out of order (hands are short and mostly in order).
+#[inline(always)]
+fn ascending(cards: &[u32]) -> bool {
+    let mut ascending = true;
+    for (a, b) in cards.iter().zip(cards.get(1..).unwrap_or_default()) {
+        ascending &= a <= b;
+    }
+    ascending
 }
 
 /// [`offer_components`] for components not in their fixed order yet (kept out of the callers,

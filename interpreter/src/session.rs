@@ -406,7 +406,7 @@ impl<'g> Session<'g> {
     /// every label): for search, which compares options by id many times a decision.
     pub fn option_id(&self, player: usize, index: usize) -> Option<&str> {
         let (p, s) = self.slot(player)?;
-        p.options[s].get(index).map(|c| self.game.choice_id(&self.state, c))
+        self.game.option_id(&self.state, &p.options[s], index)
     }
 
     /// Legal options of a seat that must decide now.
@@ -417,8 +417,8 @@ impl<'g> Session<'g> {
         p.options[s]
             .iter()
             .map(|c| OptionInfo {
-                id: self.game.choice_id(&self.state, c).to_string(),
-                label: self.game.label_or_failure(&self.state, c, self.game.option_label(&self.state, p.asked(s), c)),
+                id: self.game.choice_id(&self.state, &c).to_string(),
+                label: self.game.label_or_failure(&self.state, &c, self.game.option_label(&self.state, p.asked(s), &c)),
             })
             .collect()
     }
@@ -551,14 +551,14 @@ impl<'g> Session<'g> {
             let (p, slot) = self.slot(player).ok_or("the decision ended before the set was complete")?;
             let idx = p.options[slot]
                 .iter()
-                .position(|c| matches!(c, Choice::Add(i) if self.state.components.list[*i as usize].id == *id))
+                .position(|c| matches!(*c, Choice::Add(i) if self.state.components.list[i as usize].id == *id))
                 .ok_or_else(|| format!("`{}` cannot join it", quote_input(id)))?;
             self.apply_index(player, idx).map_err(|e| e.to_string())?;
         }
         let (p, slot) = self.slot(player).ok_or("the decision ended before the set was complete")?;
         let idx = p.options[slot]
             .iter()
-            .position(|c| matches!(c, Choice::Subset(_)))
+            .position(|c| matches!(*c, Choice::Subset(_)))
             .ok_or("it is not complete (it breaks a rule of the set: size, run or the like)")?;
         self.apply_index(player, idx).map_err(|e| e.to_string())
     }
@@ -587,7 +587,7 @@ impl<'g> Session<'g> {
             return Err(PlayError::Illegal(format!("{who} has already committed to `{}`", d.name)));
         }
         let opts = &pending.options[slot];
-        if let Some(i) = opts.iter().position(|c| self.game.choice_id(&self.state, c) == option) {
+        if let Some(i) = opts.iter().position(|c| self.game.choice_id(&self.state, &c) == option) {
             return Ok(i);
         }
         let by_label: Vec<usize> = (0..opts.len())
@@ -595,7 +595,7 @@ impl<'g> Session<'g> {
                 // A set's step reads differently in the list ("add ...", "done: ..."); other
                 // options read the same (a label script is called once).
                 let asked = pending.asked(slot);
-                let c = &opts[*i];
+                let c: &crate::state::Choice = &opts.at(*i);
                 let listed_apart = matches!(c, crate::state::Choice::Add(_) | crate::state::Choice::Subset(_));
                 self.game.choice_label(&self.state, asked, c).is_ok_and(|l| l == option)
                     || (listed_apart && self.game.option_label(&self.state, asked, c).is_ok_and(|l| l == option))
@@ -605,7 +605,7 @@ impl<'g> Session<'g> {
             return Ok(by_label[0]);
         }
         if option == "done" {
-            if let Some(i) = opts.iter().position(|c| matches!(c, crate::state::Choice::Subset(_))) {
+            if let Some(i) = opts.iter().position(|c| matches!(*c, crate::state::Choice::Subset(_))) {
                 return Ok(i);
             }
         }

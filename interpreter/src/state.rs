@@ -9,6 +9,7 @@ use crate::rng::GameRng;
 use crate::rules::Rules;
 use crate::value::Value;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -342,6 +343,149 @@ impl Choice {
     }
 }
 
+/// The options listed for one seat of a pending decision, read as a list of [`Choice`]s
+/// (and serialized as one). The components of a zone, which most decisions offer, are kept as
+/// plain indices: listed with one copy of the zone's list and emptied at once, where a list of
+/// `Choice`s is written and dropped one option at a time.
+#[derive(Default)]
+pub struct SeatOptions {
+    /// The options, when each is a component (else empty).
+    components: Vec<u32>,
+    /// The options, when they are not all components (else empty).
+    others: Vec<Choice>,
+}
+
+impl SeatOptions {
+    /// A list of options as given.
+    pub fn from_choices(choices: Vec<Choice>) -> SeatOptions {
+        SeatOptions { components: Vec::new(), others: choices }
+    }
+
+    /// How many options there are.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.components.len() + self.others.len()
+    }
+
+    /// Whether there is no option.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Option `index`, if there is one.
+    #[inline]
+    pub fn get(&self, index: usize) -> Option<Cow<'_, Choice>> {
+        match self.components.get(index) {
+            Some(&c) => Some(Cow::Owned(Choice::Component(c))),
+            None => self.others.get(index).map(Cow::Borrowed),
+        }
+    }
+
+    /// The component option `index` is, if there is that option and it is a component.
+    #[inline]
+    pub fn component(&self, index: usize) -> Option<u32> {
+        match self.components.get(index) {
+            Some(&c) => Some(c),
+            None => self.others.get(index).and_then(Choice::component),
+        }
+    }
+
+    /// The component option `index` adds to the set a `subset` decision is building, if it
+    /// is such a step.
+    #[inline]
+    pub fn added(&self, index: usize) -> Option<u32> {
+        match self.others.get(index) {
+            Some(Choice::Add(c)) => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// Option `index` as listed, when the options are not all components (else `None`: see
+    /// [`SeatOptions::component`]).
+    #[inline]
+    pub fn listed(&self, index: usize) -> Option<&Choice> {
+        self.others.get(index)
+    }
+
+    /// Option `index`, which the caller knows is there (a checked answer).
+    #[inline]
+    pub fn at(&self, index: usize) -> Cow<'_, Choice> {
+        self.get(index).expect("an option index checked against the list")
+    }
+
+    /// The options, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Cow<'_, Choice>> + '_ {
+        let components = self.components.iter().map(|&c| Cow::Owned(Choice::Component(c)));
+        components.chain(self.others.iter().map(Cow::Borrowed))
+    }
+
+    /// The options, as a list of their own.
+    pub fn to_vec(&self) -> Vec<Choice> {
+        self.iter().map(Cow::into_owned).collect()
+    }
+
+    /// How many options the list has room for without growing.
+    #[cfg(test)]
+    pub(crate) fn room(&self) -> usize {
+        self.components.capacity().max(self.others.capacity())
+    }
+
+    /// Empties the list, keeping its room.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.components.clear();
+        if !self.others.is_empty() {
+            self.others.clear();
+        }
+    }
+
+    /// Replaces the options by `choices`.
+    pub fn set_choices(&mut self, choices: Vec<Choice>) {
+        self.components.clear();
+        self.others = choices;
+    }
+
+    /// Empties the list and gives the room of its components, to be filled with components
+    /// only.
+    #[inline]
+    pub(crate) fn components_to_fill(&mut self) -> &mut Vec<u32> {
+        self.clear();
+        &mut self.components
+    }
+
+    /// Empties the list and gives its list of `Choice`s (with its room), to be filled and put
+    /// back with [`SeatOptions::set_choices`].
+    pub(crate) fn take_room(&mut self) -> Vec<Choice> {
+        self.clear();
+        std::mem::take(&mut self.others)
+    }
+}
+
+impl Clone for SeatOptions {
+    fn clone(&self) -> Self {
+        SeatOptions { components: self.components.clone(), others: self.others.clone() }
+    }
+
+    /// Copies into the buffers already there (restoring a snapshot in a search).
+    fn clone_from(&mut self, source: &Self) {
+        self.components.clone_from(&source.components);
+        self.others.clone_from(&source.others);
+    }
+}
+
+impl std::fmt::Debug for SeatOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for SeatOptions {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
 /// The answer of a `subset` decision: the set built.
 #[derive(Clone, Debug, Serialize)]
 pub struct SubsetChoice {
@@ -375,7 +519,7 @@ pub struct Pending {
     /// Who must answer.
     pub players: Vec<usize>,
     /// Options per listed player.
-    pub options: Vec<Vec<Choice>>,
+    pub options: Vec<SeatOptions>,
     /// Answers so far (index into that player's options), hidden from others.
     pub chosen: Vec<Option<usize>>,
     /// Context the decision was asked with.
@@ -421,8 +565,8 @@ impl Pending {
     }
 
     /// The option the seat at `slot` chose (once every listed seat has answered).
-    pub fn chosen_option(&self, slot: usize) -> &Choice {
-        &self.options[slot][self.chosen[slot].expect("every listed seat has answered")]
+    pub fn chosen_option(&self, slot: usize) -> Cow<'_, Choice> {
+        self.options[slot].at(self.chosen[slot].expect("every listed seat has answered"))
     }
 
     /// Whom the options of `slot` were listed for (what labelling them needs).
@@ -1545,7 +1689,7 @@ mod tests {
             decision: options.len(),
             commit: chosen.is_some(),
             players: vec![0, 1],
-            options: vec![options.clone(), options],
+            options: vec![SeatOptions::from_choices(options.clone()), SeatOptions::from_choices(options)],
             chosen: vec![chosen, None],
             ctx: Value::Str("c".into()),
             building: Vec::new(),
@@ -1567,6 +1711,33 @@ mod tests {
     }
 
     #[test]
+    fn a_seats_components_read_as_the_choices_they_stand_for() {
+        let mut components = SeatOptions::default();
+        components.components_to_fill().extend([4, 7, 9]);
+        let listed = SeatOptions::from_choices(vec![Choice::Component(4), Choice::Component(7), Choice::Component(9)]);
+        let text = |o: &SeatOptions| serde_json::to_string(o).expect("options serialize");
+        assert_eq!(text(&components), text(&listed));
+        assert_eq!(format!("{components:?}"), format!("{listed:?}"));
+        for options in [&components, &listed] {
+            assert_eq!(options.len(), 3);
+            assert_eq!(options.component(1), Some(7));
+            assert_eq!(options.get(2).and_then(|c| c.component()), Some(9));
+            assert!(options.get(3).is_none() && options.component(3).is_none());
+            assert_eq!(options.added(0), None);
+            assert_eq!(options.to_vec().iter().filter_map(Choice::component).collect::<Vec<_>>(), vec![4, 7, 9]);
+        }
+        let mut steps = SeatOptions::from_choices(vec![Choice::Add(5), Choice::Component(6)]);
+        assert_eq!((steps.added(0), steps.component(0), steps.listed(0).is_some()), (Some(5), None, true));
+        // Filling with components lets go of the other options, and the reverse.
+        steps.components_to_fill().push(2);
+        assert_eq!(text(&steps), text(&SeatOptions::from_choices(vec![Choice::Component(2)])));
+        steps.set_choices(vec![Choice::Add(1)]);
+        assert_eq!((steps.len(), steps.component(0), steps.added(0)), (1, None, Some(1)));
+        steps.clear();
+        assert!(steps.is_empty() && steps.get(0).is_none());
+    }
+
+    #[test]
     fn a_copy_for_a_script_is_the_state_without_its_pending_decision() {
         let mut source = State::empty();
         source.players = 3;
@@ -1576,7 +1747,7 @@ mod tests {
             decision: 0,
             commit: false,
             players: vec![2],
-            options: vec![vec![Choice::Component(0)]],
+            options: vec![SeatOptions::from_choices(vec![Choice::Component(0)])],
             chosen: vec![None],
             ctx: Value::Unit,
             building: Vec::new(),

@@ -377,15 +377,15 @@ impl View {
                 Some(s) if p.chosen[s].is_none() => p.options[s]
                     .iter()
                     .map(|c| OptionInfo {
-                        id: game.choice_id(st, c).to_string(),
-                        label: game.label_or_failure(st, c, game.option_label(st, p.asked(s), c)),
+                        id: game.choice_id(st, &c).to_string(),
+                        label: game.label_or_failure(st, &c, game.option_label(st, p.asked(s), &c)),
                     })
                     .collect(),
                 _ => Vec::new(),
             };
             let my_commit = mine.and_then(|s| {
                 p.chosen[s].map(|i| {
-                    let c = &p.options[s][i];
+                    let c = &p.options[s].at(i);
                     game.label_or_failure(st, c, game.choice_label(st, p.asked(s), c))
                 })
             });

@@ -3,7 +3,7 @@
 //! games ask one decision after another. They are kept in the answered decision's box (a
 //! `RefCell` per thread), so keeping and taking one moves no more than a pointer or a vector.
 
-use crate::state::{Choice, Pending};
+use crate::state::{Pending, SeatOptions};
 use crate::value::Value;
 use std::cell::RefCell;
 
@@ -75,7 +75,7 @@ pub(crate) fn recycle(mut pending: Box<Pending>) {
     p.players.clear();
     p.chosen.clear();
     p.options.truncate(MAX_LISTS);
-    p.options.iter_mut().for_each(Vec::clear);
+    p.options.iter_mut().for_each(SeatOptions::clear);
     p.ctx = Value::Unit;
     p.building.clear();
     SPARE.with_borrow_mut(|kept| match (kept.pending.as_deref_mut(), &kept.second) {
@@ -89,7 +89,7 @@ pub(crate) fn recycle(mut pending: Box<Pending>) {
 }
 
 /// Keeps emptied lists in the kept box, where they have more room than the ones there.
-fn keep_lists(kept: &mut Pending, players: Vec<usize>, chosen: Vec<Option<usize>>, options: Vec<Vec<Choice>>) {
+fn keep_lists(kept: &mut Pending, players: Vec<usize>, chosen: Vec<Option<usize>>, options: Vec<SeatOptions>) {
     keep_larger(&mut kept.players, players);
     keep_larger(&mut kept.chosen, chosen);
     if options.len() >= kept.options.len() {
@@ -107,6 +107,7 @@ fn keep_larger<T>(kept: &mut Vec<T>, v: Vec<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::Choice;
 
     #[test]
     fn an_answered_decision_leaves_its_box_and_vectors_empty_for_the_next() {
@@ -114,7 +115,10 @@ mod tests {
             decision: 0,
             commit: true,
             players: vec![0, 1],
-            options: vec![vec![Choice::Component(3), Choice::Component(4)], vec![Choice::Component(5)]],
+            options: vec![
+                SeatOptions::from_choices(vec![Choice::Component(3), Choice::Component(4)]),
+                SeatOptions::from_choices(vec![Choice::Component(5)]),
+            ],
             chosen: vec![Some(0), Some(1)],
             ctx: Value::Int(7),
             building: vec![vec![3]],
@@ -126,7 +130,7 @@ mod tests {
         assert!(next.players.is_empty() && next.players.capacity() >= 2);
         assert!(next.chosen.is_empty() && next.chosen.capacity() >= 2);
         assert_eq!(next.options.len(), 2, "the two option lists are kept in their outer list");
-        assert!(next.options.iter().all(|l| l.is_empty() && l.capacity() >= 1));
+        assert!(next.options.iter().all(|l| l.is_empty() && l.room() >= 1));
         assert!(next.ctx == Value::Unit && next.building.is_empty());
         let fresh = super::pending();
         assert_ne!(&*fresh as *const Pending, address, "the kept box is taken once");

@@ -5,7 +5,7 @@
 use crate::error::PlayError;
 use crate::log::{Event, EventKind};
 use crate::script::Work;
-use crate::state::{Choice, Moved, Pending, State};
+use crate::state::{Moved, Pending, SeatOptions, State};
 use crate::Game;
 
 /// A legal answer as the session applied it: who, which option, and the session's modes at
@@ -64,11 +64,10 @@ pub(super) fn apply(
     let Some(pending) = state.pending.as_ref().filter(|p| p.players.get(slot) == Some(&player)) else {
         return Err(not_deciding(r, player));
     };
-    let choice = &pending.options[slot][index];
-    if let Choice::Add(card) = *choice {
+    if let Some(card) = pending.options[slot].added(index) {
         return add_to_set(game, state, stand_in, answer, card, fresh, answered);
     }
-    answered.id = keeping_moves.then(|| game.choice_shared_id(state, choice));
+    answered.id = keeping_moves.then(|| game.choice_shared_id(state, &pending.options[slot].at(index)));
     if logging {
         log_answer(game, state, answer, answered)?;
     }
@@ -115,7 +114,7 @@ fn log_answer(game: &Game, state: &State, answer: Answer, answered: &mut Answere
     let Answer { player, slot, index, .. } = answer;
     let r = &game.rules;
     let pending = state.pending.as_ref().expect("checked");
-    let label = game.choice_label(state, pending.asked(slot), &pending.options[slot][index])?;
+    let label = game.choice_label(state, pending.asked(slot), &pending.options[slot].at(index))?;
     if pending.commit {
         let who = r.seat_name(player);
         let name = &r.decisions[pending.decision].name;
@@ -135,7 +134,7 @@ fn log_answer(game: &Game, state: &State, answer: Answer, answered: &mut Answere
 /// ([`record_commit`]).
 #[inline(always)]
 pub(super) fn only_recorded(pending: &Pending, slot: usize, index: usize) -> bool {
-    if !pending.commit || matches!(pending.options[slot][index], Choice::Add(_)) {
+    if !pending.commit || pending.options[slot].added(index).is_some() {
         return false;
     }
     let mut waiting = 0;
@@ -197,7 +196,7 @@ fn add_to_set(
     let (decision, ctx) = (pending.decision, pending.ctx.clone());
     let mut building = pending.building.get(slot).cloned().unwrap_or_default();
     building.push(card);
-    let mut options = Vec::new();
+    let mut options = SeatOptions::default();
     on_work(state, stand_in, logging, fresh, &mut Vec::new(), |work| {
         work.state.steps = 0;
         // A rerun starts from an empty list again.
