@@ -420,11 +420,6 @@ impl SeatOptions {
         components.chain(self.others.iter().map(Cow::Borrowed))
     }
 
-    /// The options, as a list of their own.
-    pub fn to_vec(&self) -> Vec<Choice> {
-        self.iter().map(Cow::into_owned).collect()
-    }
-
     /// How many options the list has room for without growing.
     #[cfg(test)]
     pub(crate) fn room(&self) -> usize {
@@ -1724,7 +1719,7 @@ mod tests {
             assert_eq!(options.get(2).and_then(|c| c.component()), Some(9));
             assert!(options.get(3).is_none() && options.component(3).is_none());
             assert_eq!(options.added(0), None);
-            assert_eq!(options.to_vec().iter().filter_map(Choice::component).collect::<Vec<_>>(), vec![4, 7, 9]);
+            assert_eq!(options.iter().filter_map(|c| c.component()).collect::<Vec<_>>(), vec![4, 7, 9]);
         }
         let mut steps = SeatOptions::from_choices(vec![Choice::Add(5), Choice::Component(6)]);
         assert_eq!((steps.added(0), steps.component(0), steps.listed(0).is_some()), (Some(5), None, true));
