@@ -351,9 +351,7 @@ impl Game {
         let cards = &st.zones[z.zone][if z.per_player { player } else { 0 }].cards;
         let listed = out.components_to_fill();
         listed.extend_from_slice(cards);
-        if !z.ordered && !ascending(cards) {
-            // An unordered zone's components are offered in a fixed order (by component):
-            // mostly they lie in it already (dealt in order, only ever taken from).
+        if !in_fixed_order(cards, z.ordered) {
             listed.sort_unstable();
         }
         true
@@ -1158,28 +1156,27 @@ enum Seats {
     Listed(Vec<usize>),
 }
 
-/// Offers the components `cards` of a zone (`ordered` or not) as options, appended to `out`:
-/// in the order they lie in an ordered zone, in a fixed order (by component) in an unordered
-/// one. Mostly they lie in that order already (dealt in order, only ever taken from), which
-/// is checked while they are appended; else the appended options are sorted where they lie.
+/// Offers the components `cards` of a zone (`ordered` or not) as options, appended to `out`,
+/// in their fixed order (see [`in_fixed_order`]); else the appended options are sorted where
+/// they lie.
 #[inline(always)]
 fn offer_components(cards: &[u32], ordered: bool, out: &mut Vec<Choice>) {
     let start = out.len();
-    let (mut in_order, mut previous) = (true, 0);
-    out.extend(cards.iter().map(|&c| {
-        in_order &= c >= previous;
-        previous = c;
-        Choice::Component(c)
-    }));
-    if !(ordered || in_order) {
+    out.extend(cards.iter().map(|&c| Choice::Component(c)));
+    if !in_fixed_order(cards, ordered) {
         sort_offered(&mut out[start..]);
     }
 }
 
-/// Whether `cards` are in ascending order: every pair compared, without stopping at the
-/// first pair out of order (hands are short and mostly in order).
+/// Whether the components `cards` of a zone lie in the order they are offered in: the order
+/// they lie in for an ordered zone, a fixed order (by component) for an unordered one. Mostly
+/// an unordered zone's lie in it already (dealt in order, only ever taken from): every pair is
+/// compared, without stopping at the first pair out of order (hands are short).
 #[inline(always)]
-fn ascending(cards: &[u32]) -> bool {
+fn in_fixed_order(cards: &[u32], ordered: bool) -> bool {
+    if ordered {
+        return true;
+    }
     let mut ascending = true;
     for (a, b) in cards.iter().zip(cards.get(1..).unwrap_or_default()) {
         ascending &= a <= b;
