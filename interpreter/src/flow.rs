@@ -635,7 +635,12 @@ impl Game {
         let Pending { players, options, chosen, .. } = &mut *pending;
         match seats {
             Seats::One(p) => players.push(p),
-            Seats::All => players.extend(0..work.state.players),
+            Seats::All => {
+                // Pushed one by one: `extend` of a range costs more for the few seats of a game.
+                for p in 0..work.state.players {
+                    players.push(p);
+                }
+            }
             Seats::Listed(listed) => *players = listed,
         }
         // The seats with options stay in `players`, in order, as the seats asked.
@@ -668,7 +673,7 @@ impl Game {
         if d.subset.is_some() {
             pending.building = vec![Vec::new(); asked];
         }
-        pending.ctx = ctx;
+        pending.ctx.set(ctx);
         if pending.chosen.iter().all(Option::is_some) {
             self.resolve(work, &pending)?;
             recycle::recycle(pending);
@@ -962,6 +967,9 @@ impl Game {
         let st = &work.state;
         let codes = &r.prop_codes;
         // Each revealed choice, then put in turn order (seats out of it last, as they answered).
+        // The seats of a commit mostly answer in turn order already: then each one's place
+        // is its slot, and nothing is looked up or sorted.
+        let in_turn_order = same_seats(&pending.players, &st.turn_order);
         let mut entries: SmallVec<[Entry; 8]> = SmallVec::new();
         for (slot, &p) in pending.players.iter().enumerate() {
             let (options, near) = (&pending.options[slot], pending.chosen[slot].expect("every seat has answered"));
@@ -973,10 +981,11 @@ impl Game {
             let Some(value) = value else {
                 return Err(self.no_value_to_compare(st, c, p, &options.at(near)));
             };
-            let place = st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX);
+            let place =
+                if in_turn_order { slot } else { st.turn_order.iter().position(|x| *x == p).unwrap_or(usize::MAX) };
             entries.push(Entry { place, seat: p, component, near, value });
         }
-        if !entries.is_sorted_by_key(|e| e.place) {
+        if !in_turn_order && !entries.is_sorted_by_key(|e| e.place) {
             entries.sort_by_key(|e| e.place);
         }
         // Read as a slice from here on (each use of the small vector asks where it lies).
@@ -1189,6 +1198,13 @@ fn in_fixed_order(cards: &[u32], ordered: bool) -> bool {
 #[inline(never)]
 fn sort_offered(options: &mut [Choice]) {
     options.sort_unstable_by_key(Choice::component);
+}
+
+/// Whether two lists of seats are the same, compared in place (a slice compare of a few
+/// seats is a library call).
+#[inline]
+fn same_seats(a: &[usize], b: &[usize]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// A revealed choice in a contest.

@@ -117,6 +117,17 @@ pub fn fill_template_by(t: &str, id: &str, write_prop: impl Fn(&str, &mut String
 }
 
 impl Value {
+    /// Puts `new` in this value's place. The old value is dropped without a call when it
+    /// holds nothing to free (a `Value`'s drop is a call out of line, and a decision's
+    /// context, set and cleared at every decision, is mostly `Unit`).
+    #[inline(always)]
+    pub fn set(&mut self, new: Value) {
+        let old = std::mem::replace(self, new);
+        if matches!(old, Value::Unit | Value::Bool(_) | Value::Int(_)) {
+            std::mem::forget(old);
+        }
+    }
+
     /// Converts a TOML value; floats and datetimes have no engine meaning and are refused.
     pub fn from_toml(v: &toml::Value) -> Result<Value, String> {
         Ok(match v {
@@ -366,6 +377,24 @@ impl fmt::Display for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setting_a_value_replaces_any_value_by_any_other() {
+        let values = [
+            Value::Unit,
+            Value::Bool(false),
+            Value::Int(7),
+            Value::Str("a string with a buffer".into()),
+            Value::List(vec![Value::Str("x".into())]),
+        ];
+        for old in &values {
+            for new in &values {
+                let mut v = old.clone();
+                v.set(new.clone());
+                assert_eq!(&v, new, "{old:?} set to {new:?}");
+            }
+        }
+    }
 
     #[test]
     fn copying_into_any_value_gives_the_source() {

@@ -793,3 +793,30 @@ fn a_game_started_where_another_ended_is_the_same_game() {
     .unwrap();
     assert_eq!(after_another, fresh);
 }
+
+/// A contest's tie under `ties = "first"` goes to the seat first in turn order, also when the
+/// seats' turn order is not their seat order (the contest then sorts the revealed choices;
+/// in seat order it takes them as they answered).
+#[test]
+fn a_tie_won_by_the_first_in_turn_order_follows_a_changed_turn_order() {
+    let goofspiel = std::fs::read_to_string(crate::rel("games/goofspiel/game.toml")).unwrap();
+    let first_wins = goofspiel.replace("ties = \"nobody\"", "ties = \"first\"");
+    assert_ne!(first_wins, goofspiel, "Goofspiel's contest names its ties rule");
+    for (order, winner) in [("[0, 1]", 0), ("[1, 0]", 1)] {
+        let dir = crate::Scratch::new("contest-turn-order");
+        let with_setup = first_wins.replace("[flow]\n", "[flow]\nsetup = \"order\"\n");
+        std::fs::write(dir.join("game.toml"), with_setup).unwrap();
+        std::fs::write(dir.join("rules.rhai"), format!("fn order(game) {{ game.turn_order = {order}; }}\n")).unwrap();
+        let loaded = rulebook::load_game(&dir, &rulebook::LoadOptions::default());
+        let game = loaded.game.unwrap_or_else(|| panic!("{:?}", loaded.diagnostics));
+        let mut s = game.start(2, 9).unwrap();
+        s.arrange("prize", None, &["prize-4"]).unwrap();
+        // Both seats bid 2: a tie, which the first seat in turn order wins.
+        s.apply(0, "p1-2").unwrap();
+        s.apply(1, "p2-2").unwrap();
+        let scores: Vec<i64> = s.public_view().tracks.iter().map(|t| t.value.as_int().unwrap()).collect();
+        let mut expected = vec![0, 0];
+        expected[winner] = 4;
+        assert_eq!(scores, expected, "turn order {order}");
+    }
+}

@@ -76,7 +76,7 @@ pub(crate) fn recycle(mut pending: Box<Pending>) {
     p.chosen.clear();
     p.options.truncate(MAX_LISTS);
     p.options.iter_mut().for_each(SeatOptions::clear);
-    p.ctx = Value::Unit;
+    p.ctx.set(Value::Unit);
     p.building.clear();
     SPARE.with_borrow_mut(|kept| match (kept.pending.as_deref_mut(), &kept.second) {
         (None, _) => kept.pending = Some(pending),
