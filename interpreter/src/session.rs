@@ -381,8 +381,16 @@ impl<'g> Session<'g> {
 
     /// The first seat of [`Session::to_act`] (without making the list): who a playout asks next.
     pub fn first_to_act(&self) -> Option<usize> {
+        self.next_to_act().map(|(p, _)| p)
+    }
+
+    /// The first seat that must decide now and how many options it has: what
+    /// [`Session::first_to_act`] and [`Session::option_count`] give, found at once (a
+    /// playout asks both at every decision).
+    pub fn next_to_act(&self) -> Option<(usize, usize)> {
         let p = self.state.pending.as_ref()?;
-        p.players.iter().zip(&p.chosen).find(|(_, c)| c.is_none()).map(|(p, _)| *p)
+        let slot = p.chosen.iter().position(Option::is_none)?;
+        Some((p.players[slot], p.options[slot].len()))
     }
 
     /// The name and prompt of the pending decision.
@@ -1002,6 +1010,36 @@ mod tests {
                 session.apply_index(0, 0).expect("a low bid resolves");
             }
             assert_eq!(quiet.state_hash(), kept.state_hash());
+        }
+    }
+
+    /// `next_to_act` gives the seat `first_to_act` gives and that seat's `option_count`, at
+    /// every decision of every bundled game (the commits' seats answering one after another),
+    /// and nothing once the game is over.
+    #[test]
+    fn the_next_seat_to_act_comes_with_its_number_of_options() {
+        let games = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games");
+        let mut folders: Vec<_> =
+            std::fs::read_dir(&games).expect("the games folder").flatten().map(|e| e.path()).collect();
+        folders.retain(|f| f.join("game.toml").is_file());
+        assert!(folders.len() >= 5, "the bundled games are found");
+        for folder in folders {
+            let game = load_game(&folder, &LoadOptions::default()).game.expect("a bundled game loads");
+            let mut session = game.start_quiet(game.rules.min_players, 11).expect("starts");
+            let mut turns = 0;
+            while let Some(p) = session.first_to_act() {
+                let count = session.option_count(p);
+                assert!(count > 0, "{}", folder.display());
+                assert_eq!(session.next_to_act(), Some((p, count)), "{} after {turns}", folder.display());
+                session.apply_index(p, turns % count).expect("a legal option");
+                turns += 1;
+                if turns == 300 {
+                    break;
+                }
+            }
+            if session.is_over() {
+                assert_eq!(session.next_to_act(), None, "{}", folder.display());
+            }
         }
     }
 

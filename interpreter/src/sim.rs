@@ -409,14 +409,14 @@ fn play(
         .collect::<Result<smallvec::SmallVec<[SeatBot; 4]>, _>>()
         .map_err(|e| fail(Vec::new(), PlayError::Illegal(e)))?;
     while !session.is_over() {
-        let Some(p) = session.first_to_act() else {
+        let Some((p, count)) = session.next_to_act() else {
             return Err(fail(
                 session.history().to_vec(),
                 PlayError::Rule("the game is not over but nobody has to decide".into()),
             ));
         };
         let choice = bots[p]
-            .choose(&SeatObservation::new(&session, p))
+            .choose(&SeatObservation::counted(&session, p, count))
             .map_err(|e| fail(session.history().to_vec(), PlayError::Rule(e)))?;
         if let Err(e) = session.apply_index(p, choice) {
             let mut moves = session.history().to_vec();

@@ -295,8 +295,7 @@ impl MctsBot {
     fn playout(&mut self, d: &mut Session<'_>) -> Result<Vec<f64>, PlayError> {
         let mut steps = 0u32;
         while !d.is_over() && self.depth.is_none_or(|max| steps < max) {
-            let Some(p) = d.first_to_act() else { break };
-            let n = d.option_count(p);
+            let Some((p, n)) = d.next_to_act() else { break };
             let i = match self.judge {
                 Some(judge) if self.greedy_playout && n > 1 => self.greedy_step(d, p, judge)?,
                 _ => self.rng.below(n as u64) as usize,

@@ -38,6 +38,8 @@ pub trait Observation {
 pub struct SeatObservation<'a, 'g> {
     session: &'a Session<'g>,
     player: usize,
+    /// How many options the seat has now.
+    option_count: usize,
     /// Draws the samples, made at the first one (the samples of a decision share its copy
     /// of the state).
     sampler: std::cell::OnceCell<Sampler<'g>>,
@@ -46,7 +48,13 @@ pub struct SeatObservation<'a, 'g> {
 impl<'a, 'g> SeatObservation<'a, 'g> {
     /// The observation of `player` in `session`.
     pub fn new(session: &'a Session<'g>, player: usize) -> Self {
-        SeatObservation { session, player, sampler: std::cell::OnceCell::new() }
+        SeatObservation::counted(session, player, session.option_count(player))
+    }
+
+    /// The observation of `player` in `session`, who has `option_count` options now (as
+    /// [`Session::next_to_act`] gives them, without looking the seat up again).
+    pub fn counted(session: &'a Session<'g>, player: usize, option_count: usize) -> Self {
+        SeatObservation { session, player, option_count, sampler: std::cell::OnceCell::new() }
     }
 }
 
@@ -55,7 +63,7 @@ impl Observation for SeatObservation<'_, '_> {
         self.player
     }
     fn option_count(&self) -> usize {
-        self.session.option_count(self.player)
+        self.option_count
     }
     fn options(&self) -> Vec<OptionInfo> {
         self.session.options(self.player)
