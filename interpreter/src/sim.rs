@@ -403,11 +403,12 @@ fn play(
     }
     // The score after each decision (for the shape).
     let mut trace = if keep.shape { ScoreTrace::with_room(players) } else { ScoreTrace::default() };
-    // Held in place for the usual table sizes: a series makes them anew every game.
-    let mut bots = (0..players)
-        .map(|p| SeatBot::new(table.spec(p), game, seed, p))
-        .collect::<Result<smallvec::SmallVec<[SeatBot; 4]>, _>>()
-        .map_err(|e| fail(Vec::new(), PlayError::Illegal(e)))?;
+    // Held in place for the usual table sizes: a series makes them anew every game. Pushed
+    // one by one: collected through a `Result`, each bot was moved by a library copy.
+    let mut bots: smallvec::SmallVec<[SeatBot; 4]> = smallvec::SmallVec::new();
+    for p in 0..players {
+        bots.push(SeatBot::new(table.spec(p), game, seed, p).map_err(|e| fail(Vec::new(), PlayError::Illegal(e)))?);
+    }
     while !session.is_over() {
         let Some((p, count)) = session.next_to_act() else {
             return Err(fail(
