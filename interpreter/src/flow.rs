@@ -351,7 +351,7 @@ impl Game {
         let Some(z) = self.zone_listed[decision] else { return false };
         let cards = &st.zones[z.zone][if z.per_player { player } else { 0 }].cards;
         let listed = out.components_to_fill();
-        if !copy_checking_order(cards, listed) && !z.ordered {
+        if !copy_in_fixed_order(cards, z.ordered, listed, |c| c) {
             listed.sort_unstable();
         }
         true
@@ -1166,46 +1166,32 @@ enum Seats {
 }
 
 /// Offers the components `cards` of a zone (`ordered` or not) as options, appended to `out`,
-/// in their fixed order (see [`in_fixed_order`]); else the appended options are sorted where
+/// in their fixed order (see [`copy_in_fixed_order`]); else the appended options are sorted where
 /// they lie.
 #[inline(always)]
 fn offer_components(cards: &[u32], ordered: bool, out: &mut Vec<Choice>) {
     let start = out.len();
-    out.extend(cards.iter().map(|&c| Choice::Component(c)));
-    if !in_fixed_order(cards, ordered) {
+    if !copy_in_fixed_order(cards, ordered, out, Choice::Component) {
         sort_offered(&mut out[start..]);
     }
 }
 
-/// Appends the components `cards` of a zone to `out`, saying whether they lie in ascending
-/// order (an unordered zone offers its components in that order: see [`in_fixed_order`]).
-/// One pass that checks as it copies: a library copy of a hand, whose length changes at every
-/// decision, cost more than the pass (its branches on the length mostly guess wrong).
+/// Appends the components `cards` of a zone to `out` (each made an option by `option`), and
+/// says whether they lie in the order they are offered in: the order they lie in for an
+/// ordered zone, a fixed order (by component) for an unordered one. Mostly an unordered zone's
+/// lie in it already (dealt in order, only ever taken from). One pass that checks as it
+/// copies, every pair compared without stopping at the first pair out of order (hands are
+/// short): a library copy of a hand, whose length changes at every decision, cost more than
+/// the pass (its branches on the length mostly guess wrong).
 #[inline(always)]
-fn copy_checking_order(cards: &[u32], out: &mut Vec<u32>) -> bool {
+fn copy_in_fixed_order<T>(cards: &[u32], ordered: bool, out: &mut Vec<T>, option: impl Fn(u32) -> T) -> bool {
     let (mut ascending, mut last) = (true, 0);
     out.extend(cards.iter().map(|&c| {
         ascending &= last <= c;
         last = c;
-        c
+        option(c)
     }));
-    ascending
-}
-
-/// Whether the components `cards` of a zone lie in the order they are offered in: the order
-/// they lie in for an ordered zone, a fixed order (by component) for an unordered one. Mostly
-/// an unordered zone's lie in it already (dealt in order, only ever taken from): every pair is
-/// compared, without stopping at the first pair out of order (hands are short).
-#[inline(always)]
-fn in_fixed_order(cards: &[u32], ordered: bool) -> bool {
-    if ordered {
-        return true;
-    }
-    let mut ascending = true;
-    for (a, b) in cards.iter().zip(cards.get(1..).unwrap_or_default()) {
-        ascending &= a <= b;
-    }
-    ascending
+    ordered || ascending
 }
 
 /// [`offer_components`] for components not in their fixed order yet (kept out of the callers,
@@ -1321,10 +1307,13 @@ mod tests {
             (&[4, 2][..], false),
             (&[1, 5, 9, 8, 12][..], false),
         ] {
-            let mut out = vec![99];
-            assert_eq!(copy_checking_order(cards, &mut out), ascending, "{cards:?}");
-            assert_eq!(out[0], 99, "appended after what was there");
-            assert_eq!(&out[1..], cards);
+            for ordered in [false, true] {
+                let mut out = vec![99];
+                // An ordered zone's components are in their fixed order as they lie.
+                assert_eq!(copy_in_fixed_order(cards, ordered, &mut out, |c| c), ascending || ordered, "{cards:?}");
+                assert_eq!(out[0], 99, "appended after what was there");
+                assert_eq!(&out[1..], cards);
+            }
         }
     }
 

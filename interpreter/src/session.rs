@@ -1013,21 +1013,28 @@ mod tests {
         }
     }
 
-    /// `next_to_act` gives the seat `first_to_act` gives and that seat's `option_count`, at
-    /// every decision of every bundled game (the commits' seats answering one after another),
-    /// and nothing once the game is over.
-    #[test]
-    fn the_next_seat_to_act_comes_with_its_number_of_options() {
+    /// The folders of the bundled games, in order.
+    fn bundled_games() -> Vec<std::path::PathBuf> {
         let games = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games");
         let mut folders: Vec<_> =
             std::fs::read_dir(&games).expect("the games folder").flatten().map(|e| e.path()).collect();
         folders.retain(|f| f.join("game.toml").is_file());
+        folders.sort();
         assert!(folders.len() >= 5, "the bundled games are found");
-        for folder in folders {
+        folders
+    }
+
+    /// `next_to_act` gives the first of the seats still to act (`seats_to_act`) and that
+    /// seat's `option_count`, at every decision of every bundled game (the commits' seats
+    /// answering one after another), and nothing once the game is over.
+    #[test]
+    fn the_next_seat_to_act_comes_with_its_number_of_options() {
+        for folder in bundled_games() {
             let game = load_game(&folder, &LoadOptions::default()).game.expect("a bundled game loads");
             let mut session = game.start_quiet(game.rules.min_players, 11).expect("starts");
             let mut turns = 0;
-            while let Some(p) = session.first_to_act() {
+            loop {
+                let Some(p) = session.seats_to_act().next() else { break };
                 let count = session.option_count(p);
                 assert!(count > 0, "{}", folder.display());
                 assert_eq!(session.next_to_act(), Some((p, count)), "{} after {turns}", folder.display());
@@ -1048,13 +1055,7 @@ mod tests {
     /// in between.
     #[test]
     fn a_copy_caught_up_is_the_original_again() {
-        let games = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../games");
-        let mut folders: Vec<_> =
-            std::fs::read_dir(&games).expect("the games folder").flatten().map(|e| e.path()).collect();
-        folders.retain(|f| f.join("game.toml").is_file());
-        folders.sort();
-        assert!(folders.len() >= 5, "the bundled games are found");
-        for folder in folders {
+        for folder in bundled_games() {
             let game = load_game(&folder, &LoadOptions::default()).game.expect("a bundled game loads");
             let mut session = game.start(game.rules.min_players, 7).expect("starts");
             let mut copy = session.clone();
