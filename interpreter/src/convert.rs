@@ -18,6 +18,9 @@ pub(crate) struct Measured {
     /// Whether it holds only plain data, so that it can be kept as the script made it (see
     /// [`PlainScriptValue::new`]).
     pub plain: bool,
+    /// What it counts against the sandbox's size limits, as [`Value::add_script_sizes`]
+    /// counts the value it equals: `[array elements, map entries, bytes of strings]`.
+    pub sizes: [usize; 3],
 }
 
 /// [`measure_dynamic`], also telling whether the value is plain data: a script's value the
@@ -35,15 +38,19 @@ pub(crate) fn measure(d: &Dynamic, cap: u64) -> Result<Measured, String> {
         }
         // The type is asked first (an inline match), then the value read once.
         if d.is_string() {
-            m.bytes += d.read_lock::<rhai::ImmutableString>().map_or(0, |s| s.len() as u64);
+            let len = d.read_lock::<rhai::ImmutableString>().map_or(0, |s| s.len());
+            m.bytes += len as u64;
+            m.sizes[2] += len;
         } else if d.is_map() {
             let map = d.read_lock::<rhai::Map>().ok_or("map is locked")?;
+            m.sizes[1] += map.len();
             for (k, v) in map.iter() {
                 m.bytes += k.len() as u64;
                 walk(v, depth + 1, m, cap)?;
             }
         } else if d.is_array() {
             let arr = d.read_lock::<rhai::Array>().ok_or("array is locked")?;
+            m.sizes[0] += arr.len();
             for v in arr.iter() {
                 walk(v, depth + 1, m, cap)?;
             }
@@ -58,7 +65,7 @@ pub(crate) fn measure(d: &Dynamic, cap: u64) -> Result<Measured, String> {
         }
         Ok(())
     }
-    let mut m = Measured { bytes: 0, plain: true };
+    let mut m = Measured { bytes: 0, plain: true, sizes: [0; 3] };
     walk(d, 0, &mut m, cap)?;
     Ok(m)
 }

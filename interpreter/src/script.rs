@@ -807,15 +807,17 @@ impl Work {
     /// Converts a value a script hands to the engine, charging it to the call's budget
     /// ([`MAX_CALL_HANDED`]); depth and size are checked before anything is copied.
     pub fn take_value(&mut self, d: &Dynamic) -> Result<Value, String> {
-        self.take_value_plain(d).map(|(v, _)| v)
+        self.measure_handed(d)?;
+        crate::convert::convert_dynamic(d)
     }
 
-    /// [`Work::take_value`], also telling whether the script value is plain data (see
-    /// [`crate::convert::measure`]): then it is exactly the script form of the value returned.
-    pub(crate) fn take_value_plain(&mut self, d: &Dynamic) -> Result<(Value, bool), String> {
+    /// Measures a value a script hands to the engine (depth, size, whether it is plain data:
+    /// see [`crate::convert::measure`]) and charges it to the call's budget
+    /// ([`MAX_CALL_HANDED`]), before anything is copied.
+    pub(crate) fn measure_handed(&mut self, d: &Dynamic) -> Result<crate::convert::Measured, String> {
         let measured = crate::convert::measure(d, crate::value::MAX_VALUE_BYTES)?;
         self.hand(measured.bytes)?;
-        Ok((crate::convert::convert_dynamic(d)?, measured.plain))
+        Ok(measured)
     }
 
     /// Charges `bytes` handed to the engine outside [`Work::take_value`] (a log line) to the

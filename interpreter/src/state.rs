@@ -710,24 +710,33 @@ pub struct Outcome {
 
 /// A var's value, with the copy scripts receive made at the first read and kept until the
 /// value changes: a script reading a var of strings or lists many times between two changes
-/// gets a shared copy instead of new strings each time. The value is only changed through
-/// [`VarSlot::set`], which lets the copy go. Both are shared by the copies of the slot (the
-/// state's snapshots and search copies) until one of them changes: copying a state copies no
-/// var's list, and its first read after a restore makes no new script copy. The value and its
-/// copy lie in one shared allocation: a var changed in a state that shares it with a snapshot
-/// (the rollback's, at every decision) makes one new allocation, not two.
+/// gets a shared copy instead of new strings each time. A value a script sets that is plain
+/// data is kept as the script made it, and the engine's [`Value`] is made from it only when
+/// something other than a script reads it (a view, a log, a saved state): a var a script sets
+/// and reads back between decisions is never converted. The value is only changed through
+/// [`VarSlot::set`] (and its kin), which lets the copy go. Both are shared by the copies of the
+/// slot (the state's snapshots and search copies) until one of them changes: copying a state
+/// copies no var's list, and its first read after a restore makes no new script copy. The
+/// value and its copy lie in one shared allocation: a var changed in a state that shares it
+/// with a snapshot (the rollback's, at every decision) makes one new allocation, not two.
 #[derive(Default)]
 pub struct VarSlot(Arc<VarValue>);
 
-/// What a [`VarSlot`] shares: the value and the copy scripts receive (made at the first read).
+/// What a [`VarSlot`] shares: the value and the copy scripts receive. At least one of the two
+/// is there: the value (set by the engine, or made from the script copy at its first use), or
+/// the script copy (made from the value at the first read, or set by a script as plain data).
 #[derive(Default)]
 struct VarValue {
-    value: Value,
+    value: std::sync::OnceLock<Value>,
     script: std::sync::OnceLock<ScriptCopy>,
+    /// What the value counts against the scripts' budget ([`Value::approx_bytes`]) when a
+    /// script set it (the value is then not made yet).
+    script_bytes: u64,
 }
 
 /// The copy of a var's value scripts receive, and what it counts against the sandbox's size
-/// limits (worked out at the first read that asks, see [`Value::add_script_sizes`]).
+/// limits (worked out at the first read that asks, see [`Value::add_script_sizes`], or known
+/// when a script set it).
 struct ScriptCopy {
     value: rhai::Dynamic,
     sizes: std::sync::OnceLock<[usize; 3]>,
@@ -742,12 +751,24 @@ impl ScriptCopy {
 impl VarSlot {
     /// A slot holding `value`.
     pub fn new(value: Value) -> VarSlot {
-        VarSlot(Arc::new(VarValue { value, script: std::sync::OnceLock::new() }))
+        VarSlot(Arc::new(VarValue { value: value.into(), ..VarValue::default() }))
     }
 
-    /// The value.
+    /// The value (made from the script's copy at the first call after a script set it).
     pub fn get(&self) -> &Value {
-        &self.0.value
+        self.0.value.get_or_init(|| {
+            // A script's copy is plain data (see `set_plain`): the value it equals.
+            self.0.script.get().map_or(Value::Unit, |c| crate::value::plain_value(&c.value))
+        })
+    }
+
+    /// What the value counts against the scripts' budget: [`Value::approx_bytes`], without
+    /// making the value when a script set it.
+    pub fn approx_bytes(&self) -> u64 {
+        match self.0.value.get() {
+            Some(v) => v.approx_bytes(),
+            None => self.0.script_bytes,
+        }
     }
 
     /// Replaces the value (the script copy made of the old one is let go; copies of the slot
@@ -756,7 +777,7 @@ impl VarSlot {
         match Arc::get_mut(&mut self.0) {
             // Not shared: changed where it lies.
             Some(v) => {
-                v.value = value;
+                v.value = value.into();
                 v.script.take();
             }
             None => *self = VarSlot::new(value),
@@ -769,23 +790,26 @@ impl VarSlot {
     pub fn set_copy(&mut self, value: &Value) {
         match Arc::get_mut(&mut self.0) {
             Some(v) => {
-                v.value.clone_from(value);
+                match v.value.get_mut() {
+                    Some(old) => old.clone_from(value),
+                    None => v.value = value.clone().into(),
+                }
                 v.script.take();
             }
             None => *self = VarSlot::new(value.clone()),
         }
     }
 
-    /// Replaces the value with `value`, whose script form is `script` (plain data equal to
-    /// what [`Value::to_dynamic`] makes of `value`; the next read copies it).
-    pub(crate) fn set_with_script(&mut self, value: Value, script: rhai::Dynamic) {
-        let script = std::sync::OnceLock::from(ScriptCopy::new(script));
+    /// Replaces the value with the one a script made, `script`: plain data (as
+    /// [`crate::convert::measure`] found it) that counts `bytes` against the scripts' budget
+    /// and `sizes` against the sandbox's size limits (as [`Value::add_script_sizes`] counts).
+    /// The next script read copies it; the engine's [`Value`] is made only when asked for.
+    pub(crate) fn set_plain(&mut self, script: rhai::Dynamic, bytes: u64, sizes: [usize; 3]) {
+        let script = std::sync::OnceLock::from(ScriptCopy { value: script, sizes: sizes.into() });
+        let fresh = VarValue { value: std::sync::OnceLock::new(), script, script_bytes: bytes };
         match Arc::get_mut(&mut self.0) {
-            Some(v) => {
-                v.value = value;
-                v.script = script;
-            }
-            None => self.0 = Arc::new(VarValue { value, script }),
+            Some(v) => *v = fresh,
+            None => self.0 = Arc::new(fresh),
         }
     }
 
@@ -799,24 +823,31 @@ impl VarSlot {
     /// (`[array elements, map entries, bytes of strings]`, worked out once per value): a
     /// compiled script's read checks the limits without walking the copy.
     pub fn script_value_sized(&self) -> (rhai::Dynamic, [usize; 3]) {
+        let (value, sizes) = self.script_ref_sized();
+        (value.clone(), sizes)
+    }
+
+    /// [`VarSlot::script_value_sized`] without the copy: the script copy where it lies (a
+    /// compiled script reading one entry of a var copies only that entry).
+    pub fn script_ref_sized(&self) -> (&rhai::Dynamic, [usize; 3]) {
         let copy = self.script_copy();
         let sizes = *copy.sizes.get_or_init(|| {
             let mut sizes = [0; 3];
-            self.0.value.add_script_sizes(&mut sizes);
+            self.get().add_script_sizes(&mut sizes);
             sizes
         });
-        (copy.value.clone(), sizes)
+        (&copy.value, sizes)
     }
 
     fn script_copy(&self) -> &ScriptCopy {
-        self.0.script.get_or_init(|| ScriptCopy::new(self.0.value.to_dynamic()))
+        self.0.script.get_or_init(|| ScriptCopy::new(self.get().to_dynamic()))
     }
 }
 
 impl std::ops::Deref for VarSlot {
     type Target = Value;
     fn deref(&self) -> &Value {
-        &self.0.value
+        self.get()
     }
 }
 
@@ -835,19 +866,19 @@ impl Clone for VarSlot {
 
 impl PartialEq for VarSlot {
     fn eq(&self, other: &Self) -> bool {
-        self.0.value == other.0.value
+        Arc::ptr_eq(&self.0, &other.0) || self.get() == other.get()
     }
 }
 
 impl std::fmt::Debug for VarSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.value.fmt(f)
+        self.get().fmt(f)
     }
 }
 
 impl Serialize for VarSlot {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Value::serialize(&self.0.value, serializer)
+        Value::serialize(self.get(), serializer)
     }
 }
 
@@ -1630,10 +1661,14 @@ mod tests {
         assert_eq!(slot.script_value().to_string(), list.to_dynamic().to_string());
         slot.set(Value::Int(7));
         assert_eq!(slot.script_value().as_int(), Ok(7));
-        // A script form handed in with the value is what the next read copies.
-        slot.set_with_script(Value::Str("x".into()), rhai::Dynamic::from("x"));
+        // A script's plain value is what the next read copies; the value is made from it
+        // when asked for, and counts what the script's value was measured at.
+        slot.set_plain(rhai::Dynamic::from("x"), 99, [0, 0, 1]);
+        assert_eq!(slot.approx_bytes(), 99, "measured, not made");
+        assert_eq!(slot.script_value_sized().1, [0, 0, 1]);
         assert_eq!(slot.script_value().into_string().as_deref(), Ok("x"));
         assert_eq!(*slot.get(), Value::Str("x".into()));
+        assert_eq!(slot.approx_bytes(), Value::Str("x".into()).approx_bytes(), "made, then counted");
         // A copy of the slot shares the value and its script form until one of them changes.
         let mut copy = slot.clone();
         assert_eq!(copy, slot);

@@ -312,22 +312,25 @@ impl PlainScriptValue {
 
     /// The equal engine value.
     pub fn to_value(&self) -> Value {
-        fn convert(d: &Dynamic) -> Value {
-            if d.is_bool() {
-                Value::Bool(d.as_bool().unwrap_or_default())
-            } else if d.is_int() {
-                Value::Int(d.as_int().unwrap_or_default())
-            } else if let Some(s) = d.read_lock::<rhai::ImmutableString>() {
-                Value::Str(s.to_string())
-            } else if let Some(a) = d.read_lock::<rhai::Array>() {
-                Value::List(a.iter().map(convert).collect())
-            } else if let Some(m) = d.read_lock::<rhai::Map>() {
-                Value::Map(Box::new(m.iter().map(|(k, v)| (k.to_string(), convert(v))).collect()))
-            } else {
-                Value::Unit
-            }
-        }
-        convert(&self.0)
+        plain_value(&self.0)
+    }
+}
+
+/// The engine value equal to `d`, a script's value of plain data (see [`PlainScriptValue`]);
+/// anything else in it becomes `()` (callers have found it plain).
+pub(crate) fn plain_value(d: &Dynamic) -> Value {
+    if d.is_bool() {
+        Value::Bool(d.as_bool().unwrap_or_default())
+    } else if d.is_int() {
+        Value::Int(d.as_int().unwrap_or_default())
+    } else if let Some(s) = d.read_lock::<rhai::ImmutableString>() {
+        Value::Str(s.to_string())
+    } else if let Some(a) = d.read_lock::<rhai::Array>() {
+        Value::List(a.iter().map(plain_value).collect())
+    } else if let Some(m) = d.read_lock::<rhai::Map>() {
+        Value::Map(Box::new(m.iter().map(|(k, v)| (k.to_string(), plain_value(v))).collect()))
+    } else {
+        Value::Unit
     }
 }
 

@@ -39,6 +39,7 @@ pub(crate) use component::{card_arg, component_index};
 pub use component::{card_map, ComponentHandle};
 pub use log::MAX_LOG_LINE;
 pub(crate) use moves::log_pushed_out;
+pub(crate) use values::with_var_in_place;
 
 type Res<T> = Result<T, Box<EvalAltResult>>;
 

@@ -52,6 +52,20 @@ fn var_sized_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>) -> Resu
     Ok(PartValue { value, sizes: Some(sizes) })
 }
 
+/// Runs `f` on a var's script copy where it lies, with what it counts against the sandbox's
+/// size limits (its read noted): compiled scripts read one entry of a var
+/// (`game.get_var("index")[id]`) without copying the whole value first.
+pub(crate) fn with_var_in_place<T>(
+    r: &Rules,
+    w: &Work,
+    name: &str,
+    owner: Option<i64>,
+    f: impl FnOnce(&Dynamic, [usize; 3]) -> T,
+) -> Result<T, String> {
+    let (value, sizes) = read_var_slot(r, w, name, owner)?.script_ref_sized();
+    Ok(f(value, sizes))
+}
+
 /// The slot of the var a script reads (a derived var is refused), its read noted.
 fn read_var_slot<'w>(r: &Rules, w: &'w Work, name: &str, owner: Option<i64>) -> Result<&'w VarSlot, String> {
     let v = r.var(name)?;
@@ -77,14 +91,16 @@ fn set_var_in(r: &Rules, w: &mut Work, name: &str, owner: Option<i64>, value: Dy
             f.name
         ));
     }
-    let (converted, plain) = w.take_value_plain(&value)?;
-    w.keep(converted.approx_bytes(), w.state.vars[v][o].approx_bytes())?;
-    let slot = &mut w.state.vars[v][o];
-    // Plain data is what the next read would make of the stored value: it is kept as it is.
-    if plain {
-        slot.set_with_script(converted, value);
+    let measured = w.measure_handed(&value)?;
+    let old_bytes = w.state.vars[v][o].approx_bytes();
+    if measured.plain {
+        // Kept as the script made it: the engine's value is made only if something asks.
+        w.keep(measured.bytes, old_bytes)?;
+        w.state.vars[v][o].set_plain(value, measured.bytes, measured.sizes);
     } else {
-        slot.set(converted);
+        let converted = crate::convert::convert_dynamic(&value)?;
+        w.keep(converted.approx_bytes(), old_bytes)?;
+        w.state.vars[v][o].set(converted);
     }
     Ok(Dynamic::UNIT)
 }

@@ -1601,6 +1601,31 @@ fn walk(rt: &mut Rt, cur: &mut Dynamic, links: &[Link], vals: &mut [Dynamic], at
             // Rhai refuses): Rhai reports it.
             part.ok().flatten().unwrap_or_else(bail)
         }
+        Link::Method { name, args, natives: Some(_) }
+            if name == "get_var"
+                && matches!(*args, 1 | 2)
+                && cur.is::<GameHandle>()
+                && rest.iter().all(Link::reads_in_place)
+                && !rest.is_empty() =>
+        {
+            // `game.get_var(v[, owner])` and then properties and indexes: the part the chain
+            // ends at is copied from the var's script copy, not the whole var first. The var
+            // counts against the size limits as the copy would (one near them is left to Rhai).
+            let var = next(vals, at)?.into_immutable_string().map_err(|_| bailed())?;
+            let owner = if *args == 2 { Some(next(vals, at)?.as_int().map_err(|_| bailed())?) } else { None };
+            let handle = cur.read_lock::<GameHandle>().ok_or_else(|| bailed())?;
+            let part = handle.with(|r, w| {
+                crate::api::with_var_in_place(r, w, &var, owner, |value, sizes| {
+                    if ops::near_limits(rt, sizes) {
+                        bail()
+                    } else {
+                        walk_ref(rt, value, rest, vals, at)
+                    }
+                })
+            });
+            // An unknown var, a wrong owner: Rhai reports it.
+            part.unwrap_or_else(|_| bail())
+        }
         Link::Method { name, args, natives } => {
             let mut margs = rt.vec();
             for _ in 0..*args {
