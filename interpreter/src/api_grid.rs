@@ -49,7 +49,7 @@ impl Pieces for GamePieces<'_> {
     fn name(&self, piece: Piece) -> String {
         match piece {
             Piece::Component(i) => self.state.components.list[i as usize].id.clone(),
-            Piece::Marker(i) => self.grid.markers[i as usize].clone(),
+            Piece::Marker(i) => self.grid.markers[i as usize].to_string(),
         }
     }
 
@@ -79,14 +79,16 @@ fn placed_map(p: &GamePieces<'_>, at: &Placed) -> Result<Dynamic, String> {
     let id = match at.piece {
         // The component's id as scripts read it (`c.id`): a shared copy.
         Piece::Component(i) => p.state.components.list[i as usize].script_values().id.clone(),
-        Piece::Marker(_) => p.name(at.piece).into(),
+        // The marker's name, as the grid keeps it for scripts: a shared copy.
+        Piece::Marker(i) => Dynamic::from(p.grid.markers[i as usize].clone()),
     };
     let mut m = KEYS
         .get_or_init(|| ["col", "id", "rot", "row"].into_iter().map(|k| (k.into(), Dynamic::UNIT)).collect())
         .clone();
     let values = [Dynamic::from_int(at.col), id, Dynamic::from_int(i64::from(at.rot)), Dynamic::from_int(at.row)];
     for (slot, v) in m.values_mut().zip(values) {
-        *slot = v;
+        // The template's values are all `()`, which own nothing: nothing to drop.
+        std::mem::forget(std::mem::replace(slot, v));
     }
     if let Some(e) = p.edges(at.piece)? {
         m.insert("edges".into(), edges_array(&turn(&e, at.rot)));

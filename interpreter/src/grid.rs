@@ -82,8 +82,9 @@ pub struct GridInfo {
     pub cell_label: Option<String>,
     /// Template of a component piece's label, filled from its properties (default: its id).
     pub piece_label: Option<String>,
-    /// Marker pieces this grid knows (pieces that are not components).
-    pub markers: Vec<String>,
+    /// Marker pieces this grid knows (pieces that are not components), by name: script
+    /// strings, so that a script reading where a marker stands gets a shared copy of its name.
+    pub markers: Vec<rhai::ImmutableString>,
     /// How many pieces a cell may hold.
     pub per_cell: usize,
     /// The edge rule of a placement grid.

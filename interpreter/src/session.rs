@@ -759,7 +759,7 @@ impl Session<'_> {
         let info = crate::grid::GridInfo { rule: None, connected: false, ..r.grids[g].clone() };
         let mut slot = crate::grid::GridSlot::default();
         for e in pieces {
-            let piece = match info.markers.iter().position(|m| *m == e.id) {
+            let piece = match info.markers.iter().position(|m| m.as_str() == e.id) {
                 Some(m) => Piece::Marker(m as u32),
                 None => Piece::Component(self.state.component_index(&e.id).map_err(PlayError::Illegal)?),
             };
@@ -798,7 +798,7 @@ impl Pieces for SetupNames<'_> {
     fn name(&self, piece: Piece) -> String {
         match piece {
             Piece::Component(i) => self.0.components.list[i as usize].id.clone(),
-            Piece::Marker(i) => self.1.markers[i as usize].clone(),
+            Piece::Marker(i) => self.1.markers[i as usize].to_string(),
         }
     }
     fn edges(&self, _: Piece) -> Result<Option<[&str; 4]>, String> {

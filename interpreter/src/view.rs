@@ -443,8 +443,8 @@ fn grid_view(game: &Game, st: &State, gi: usize, owner: usize, slot: &GridSlot) 
     let cols: Vec<i64> = (c0..=c1).collect();
     let piece = |p: &Placed| match p.piece {
         Piece::Marker(m) => PieceView {
-            id: g.markers[m as usize].clone(),
-            label: g.markers[m as usize].clone(),
+            id: g.markers[m as usize].to_string(),
+            label: g.markers[m as usize].to_string(),
             rot: p.rot,
             edges: None,
         },

@@ -181,7 +181,7 @@ impl Loader {
                 err(self, format!("marker `{m}` is empty or declared twice"));
             }
         }
-        info.markers = g.markers.clone();
+        info.markers = g.markers.iter().map(|m| m.as_str().into()).collect();
         if let Some(m) = &g.match_ {
             if per_cell != 1 {
                 err(self, "a grid with `match` holds one piece per cell (`per_cell = 1`)".into());
