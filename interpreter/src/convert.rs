@@ -156,6 +156,14 @@ mod tests {
                 let m = measure(&d, MAX_VALUE_BYTES).unwrap();
                 assert_eq!(m.plain, plain, "{d:?}");
                 assert_eq!(m.bytes, measure_dynamic(&d, MAX_VALUE_BYTES).unwrap());
+                if plain {
+                    // A var keeps a plain value's measure in place of the value's own counts.
+                    let value = convert_dynamic(&d).unwrap();
+                    let mut sizes = [0; 3];
+                    value.add_script_sizes(&mut sizes);
+                    assert_eq!(m.sizes, sizes, "{d:?}");
+                    assert_eq!(m.bytes, value.approx_bytes(), "{d:?}");
+                }
             }
         }
         // Bytes: one slot per value, the characters of strings and keys.
